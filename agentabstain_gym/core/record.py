@@ -1,0 +1,105 @@
+"""The episode record (SPEC 8.1): one JSON object per episode, and its crash-safe JSONL file.
+
+Fields may be added but never renamed: other people's tools parse these files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+RECORD_FIELDS = (
+    "env_id", "family", "task_id", "pair_id", "split", "category", "scenario", "should_abstain", "w", "tau",
+    "evidence_turn", "turns", "outcome", "success", "task_reward", "committed", "agent", "seed", "steps",
+)
+
+
+@dataclass
+class EpisodeRecord:
+    """Everything needed to score an episode and to replay what the agent saw."""
+
+    env_id: str
+    family: str
+    task_id: str
+    pair_id: str | None
+    split: str
+    category: str
+    scenario: str | None
+    should_abstain: bool
+    w: int | None
+    tau: int | None
+    evidence_turn: int | None
+    turns: int
+    outcome: str
+    success: bool
+    task_reward: float
+    committed: bool | None = None
+    agent: str | None = None
+    seed: int | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    max_turns: int | None = None
+    delay: int | None = None
+    reaction_delay: int | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EpisodeRecord:
+        missing = [name for name in RECORD_FIELDS if name not in data and name not in ("committed", "agent", "seed")]
+        if missing:
+            raise ValueError(f"episode record lacks field(s) {missing}")
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def as_dict(record: EpisodeRecord | Mapping[str, Any]) -> Mapping[str, Any]:
+    return record.to_dict() if isinstance(record, EpisodeRecord) else record
+
+
+def append_records(path: str | os.PathLike[str], records: Iterable[EpisodeRecord | Mapping[str, Any]]) -> None:
+    """Append records as whole lines, flushed and fsynced, so a crash loses at most the line being written.
+
+    A file that ends in a partial line (a crash mid-write) is first closed off with a newline, so the next record
+    starts on a line of its own and the broken line stays isolated.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(as_dict(r), ensure_ascii=False, sort_keys=True) + "\n" for r in records]
+    with open(path, "a+b") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() > 0:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
+        fh.write("".join(lines).encode("utf-8"))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def iter_records(path: str | os.PathLike[str], *, warn: bool = True) -> Iterator[dict[str, Any]]:
+    """Yield the records of a JSONL file, skipping (with a warning naming the line) any unreadable line."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if not isinstance(data, dict):
+                    raise ValueError("not a JSON object")
+                EpisodeRecord.from_dict(data)
+            except ValueError as exc:
+                if warn:
+                    warnings.warn(f"{path}:{lineno}: skipped unreadable record ({exc})", stacklevel=2)
+                continue
+            yield data
+
+
+def read_records(paths: Iterable[str | os.PathLike[str]], *, warn: bool = True) -> list[dict[str, Any]]:
+    return [r for p in paths for r in iter_records(p, warn=warn)]

@@ -1,0 +1,31 @@
+"""Text spaces with a charset wide enough for real observations and actions.
+
+Gymnasium's default :class:`~gymnasium.spaces.Text` charset is letters and digits only, so a space or a bracket makes
+an observation fall outside its space and ``check_env`` fails. Everything an env shows goes through
+:func:`printable`, which maps characters outside the charset to ``?``, so observations always belong to the space.
+"""
+
+from __future__ import annotations
+
+import string
+
+from gymnasium import spaces
+
+#: Printable ASCII plus newline and tab, and a few typographic characters our own texts use.
+CHARSET = frozenset(string.printable) | frozenset("£€°±×·–—‘’“”…")
+OBSERVATION_MAX_CHARS = 65_536
+ACTION_MAX_CHARS = 65_536
+
+
+def text_space(max_length: int) -> spaces.Text:
+    return spaces.Text(max_length=max_length, min_length=0, charset=CHARSET)
+
+
+def printable(text: str, max_chars: int = OBSERVATION_MAX_CHARS) -> str:
+    """``text`` restricted to :data:`CHARSET` and ``max_chars`` (with a note when cut)."""
+    if not all(c in CHARSET for c in text):
+        text = "".join(c if c in CHARSET else "?" for c in text)
+    if len(text) > max_chars:
+        note = f"\n[... output cut: {len(text) - max_chars} more characters]"
+        text = text[: max_chars - len(note)] + note
+    return text

@@ -1,0 +1,19 @@
+"""The one place where environment ids are registered. Ids are public API: never rename one once released."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+#: id -> (entry point, default kwargs). Entry points are "module:Class" strings so ``spec.to_json()`` works.
+_ENVS: dict[str, tuple[str, dict]] = {
+    "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
+}
+
+ENV_IDS: tuple[str, ...] = tuple(_ENVS)
+
+
+def register_envs() -> None:
+    """Register every id once (importing the package calls this)."""
+    for env_id, (entry_point, kwargs) in _ENVS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs))
