@@ -39,17 +39,37 @@ def format_table(title: str, groups: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def format_report(rep: dict[str, Any]) -> str:
+def format_report(rep: dict[str, Any], per_agent: dict[str, dict[str, Any]] | None = None) -> str:
+    """Readable tables. With several agents, every breakdown is shown per agent (``agent / group`` rows), so
+    no row mixes two agents' episodes."""
+    if per_agent:
+        parts = [format_table("agent", rep["by_agent"])]
+        for section, title in (("by_family", "family"), ("by_category", "category"), ("by_scenario", "scenario")):
+            rows = {f"{agent} / {name}": m for agent, sub in per_agent.items() for name, m in sub[section].items()}
+            if rows:
+                parts.append(format_table(f"agent / {title}", rows))
+        return "\n\n".join(parts)
     parts = [format_table("overall", {"all": rep["overall"]})]
-    for section, title in (("by_agent", "agent"), ("by_family", "family"), ("by_category", "category"),
-                           ("by_scenario", "scenario")):
+    for section, title in (("by_family", "family"), ("by_category", "category"), ("by_scenario", "scenario")):
         if rep.get(section):
             parts.append(format_table(title, rep[section]))
     return "\n\n".join(parts)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def render(records: list[dict[str, Any]], *, as_json: bool, bootstrap: int = 1000) -> str:
     from agentabstain_gym.core.metrics import report
+
+    rep = report(records, bootstrap=bootstrap)
+    if as_json:
+        return json.dumps(rep, indent=2, sort_keys=True)
+    per_agent = None
+    if rep.get("by_agent"):
+        per_agent = {agent: report([r for r in records if r.get("agent") == agent], bootstrap=0)
+                     for agent in rep["by_agent"]}
+    return format_report(rep, per_agent)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
     from agentabstain_gym.core.record import read_records
 
     for path in args.files:
@@ -60,8 +80,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         records = read_records(args.files)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    rep = report(records, bootstrap=args.bootstrap)
-    print(json.dumps(rep, indent=2, sort_keys=True) if args.json else format_report(rep))
+    print(render(records, as_json=args.json, bootstrap=args.bootstrap))
     return 0
 
 
@@ -98,7 +117,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     import agentabstain_gym
     from agentabstain_gym.agents import AGENT_NAMES, make_agent
-    from agentabstain_gym.core.metrics import report
     from agentabstain_gym.runner import evaluate
 
     env_ids = list(args.env) or list(agentabstain_gym.ENV_IDS)
@@ -116,8 +134,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                             episodes=args.episodes, seed=args.seed, out=args.out)
             print(f"{env_id} x {name}: {len(recs)} episodes", file=sys.stderr)
             records.extend(recs)
-    rep = report(records)
-    print(json.dumps(rep, indent=2, sort_keys=True) if args.json else format_report(rep))
+    print(render(records, as_json=args.json))
     return 0
 
 

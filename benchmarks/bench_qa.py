@@ -12,10 +12,10 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from agentabstain_gym.envs.qa.dataset import build_dataset
 
 import agentabstain_gym  # noqa: F401
 from agentabstain_gym.core.search_index import SearchIndex, tokenize
+from agentabstain_gym.envs.qa.dataset import build_dataset
 
 
 def steps_per_second(env: gym.Env, actions: list[str], episodes: int) -> tuple[float, float]:

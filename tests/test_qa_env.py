@@ -7,12 +7,12 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from agentabstain_gym.envs.qa.dataset import build_dataset
-from agentabstain_gym.envs.qa.oracle import oracle_actions
 
 import agentabstain_gym  # noqa: F401
 from agentabstain_gym.core import metrics
 from agentabstain_gym.core.search_index import SearchIndex
+from agentabstain_gym.envs.qa.dataset import build_dataset
+from agentabstain_gym.envs.qa.oracle import oracle_actions
 from agentabstain_gym.envs.qa.scoring import exact_match, normalize_answer, token_f1
 from agentabstain_gym.runner import run_episode
 

@@ -370,3 +370,11 @@ def test_env_checker_passes(mode: str) -> None:
         check_env(wrapped, skip_render_check=True)
     unexpected = [str(w.message) for w in caught if "different from the unwrapped" not in str(w.message)]
     assert unexpected == []
+
+
+def test_counters_do_not_make_a_repeated_result_look_new() -> None:
+    rules = StoppingRules()
+    rules.reset()
+    assert rules.observe("search[x]", 'No passages matched "x" (searches left: 9).') is None
+    decision = rules.observe("search[x]", 'No passages matched "x" (searches left: 8).')
+    assert decision is not None and decision.rule == "empty-result-repetition"

@@ -47,7 +47,7 @@ EMPTY_RESULT_PATTERNS: tuple[str, ...] = (
     r"^$",
     r"^(?:\[\s*\]|\{\s*\}|\(\s*\)|null|none|nil|undefined|n/a|\"\"|'')\.?$",
     r"^(?:\(empty\)|<empty>|empty|empty result|no output)\.?$",
-    r"\bno (?:results?|matches|matching|items?|records?|entries|rows|hits|products?)\b",
+    r"\bno (?:results?|matches|matching|items?|records?|entries|rows|hits|products?|passages?|documents?)\b",
     r"\b0 (?:results?|matches|items?|records?|entries|rows|hits|products?|files?)\b",
     r"\bfound 0\b",
     r"\bresults?:? 0(?![.,]?\d)",
@@ -113,9 +113,18 @@ _DEFAULT_RESOURCE = _compile(RESOURCE_UNAVAILABLE_PATTERNS)
 _DEFAULT_INFEASIBLE = _compile(INFEASIBILITY_PATTERNS)
 
 
+_DIGITS = re.compile(r"\d+")
+
+
 def normalise(text: str) -> str:
     """Case-fold and collapse whitespace, so cosmetic differences do not count as new results."""
     return _WS.sub(" ", text).strip().casefold()
+
+
+def identity(norm: str) -> str:
+    """What two normalised observations must share to be "the same": numbers are masked, so a counter such as
+    ``searches left: 8`` or a turn number does not make a repeated result look new or count as progress."""
+    return _DIGITS.sub("#", norm)
 
 
 def _one_line(text: str, limit: int | None = None) -> str:
@@ -217,7 +226,7 @@ class StoppingRules:
         self._clear()
         self._start = float(self.clock())
         if observation is not None:
-            self._seen.add(_digest(normalise(self._as_text(observation))))
+            self._seen.add(_digest(identity(normalise(self._as_text(observation)))))
         if state is not None:
             self._last_state, self._has_state = state, True
 
@@ -265,8 +274,9 @@ class StoppingRules:
         if evidence is None:
             self._last_empty, self._empty_run = None, 0
             return None
-        self._empty_run = self._empty_run + 1 if norm == self._last_empty else 1
-        self._last_empty = norm
+        same = identity(norm)
+        self._empty_run = self._empty_run + 1 if same == self._last_empty else 1
+        self._last_empty = same
         if self._empty_run < 2:
             return None
         shown = _one_line(evidence.group(0), _EVIDENCE_CHARS) or "empty output"
@@ -274,7 +284,7 @@ class StoppingRules:
 
     def _update_progress(self, norm: str, state: Hashable | None) -> bool:
         """Record this step; progress = a changed state, or (no state) an observation new for the episode."""
-        key = _digest(norm)
+        key = _digest(identity(norm))
         if state is not None:
             progressed = not self._has_state or bool(state != self._last_state)
             self._last_state, self._has_state = state, True

@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentabstain_gym.envs.qa.dataset import build_dataset
-
 from agentabstain_gym.core.actions import Action
 from agentabstain_gym.core.base_env import AbstainEnv, StepResult
 from agentabstain_gym.core.search_index import SearchIndex
 from agentabstain_gym.core.task import Task
+from agentabstain_gym.envs.qa.dataset import build_dataset
 from agentabstain_gym.envs.qa.loader import load_abstentionbench
 from agentabstain_gym.envs.qa.scoring import exact_match, token_f1
 

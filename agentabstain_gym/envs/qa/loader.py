@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentabstain_gym.envs.qa.dataset import Passage
-
 from agentabstain_gym.core.task import SPLITS, Task
+from agentabstain_gym.envs.qa.dataset import Passage
 
 #: Categories whose trigger shows only after a search (one probe), so w = 2; every other abstain category is w = 1.
 SEARCH_REVEALED_CATEGORIES = frozenset({"answer_unknown"})
