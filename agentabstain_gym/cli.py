@@ -69,73 +69,176 @@ def render(records: list[dict[str, Any]], *, as_json: bool, bootstrap: int = 100
     return format_report(rep, per_agent)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def _read(paths: list[str]) -> list[dict[str, Any]]:
     from agentabstain_gym.core.record import read_records
 
-    for path in args.files:
+    for path in paths:
         if not Path(path).is_file():
             raise UsageError(f"no such file: {path}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        records = read_records(args.files)
+        records = read_records(paths)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    return records
+
+
+def _plots(records: list[dict[str, Any]], directory: str) -> None:
+    from agentabstain_gym.core.metrics import report
+    from agentabstain_gym.plots import write_plots
+
+    agents = sorted({str(r.get("agent")) for r in records})
+    per_agent = {a: report([r for r in records if str(r.get("agent")) == a], bootstrap=0) for a in agents}
+    written = write_plots(per_agent, directory)
+    print(f"plots: {', '.join(str(Path(directory) / name) for name in written)}", file=sys.stderr)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    records = _read(args.files)
     print(render(records, as_json=args.json, bootstrap=args.bootstrap))
+    if args.plots:
+        _plots(records, args.plots)
     return 0
+
+
+def task_counts(env_id: str) -> dict[str, Any]:
+    """What `list` shows for one id: family, task counts per split and category (and scenario, where there are)."""
+    import gymnasium as gym
+
+    env = gym.make(env_id)
+    tasks = env.unwrapped.tasks()
+    info: dict[str, Any] = {"family": env.unwrapped.family, "tasks": len(tasks),
+                            "should_abstain": sum(t.should_abstain for t in tasks),
+                            "max_turns": env.unwrapped.max_turns}
+    for key, getter in (("split", lambda t: t.split), ("category", lambda t: t.category),
+                        ("scenario", lambda t: t.scenario)):
+        counts: dict[str, int] = {}
+        for t in tasks:
+            value = getter(t)
+            if value is not None:
+                counts[value] = counts.get(value, 0) + 1
+        if counts:
+            info[key] = dict(sorted(counts.items()))
+    extra = getattr(env.unwrapped, "listing", None)
+    if callable(extra):
+        info.update(extra())
+    env.close()
+    return info
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    import gymnasium as gym
-
     import agentabstain_gym
 
-    listing: dict[str, Any] = {}
-    for env_id in agentabstain_gym.ENV_IDS:
-        env = gym.make(env_id)
-        tasks = env.unwrapped.tasks()
-        counts: dict[str, dict[str, int]] = {"split": {}, "category": {}}
-        for t in tasks:
-            counts["split"][t.split] = counts["split"].get(t.split, 0) + 1
-            counts["category"][t.category] = counts["category"].get(t.category, 0) + 1
-        listing[env_id] = {"family": env.unwrapped.family, "tasks": len(tasks),
-                           "should_abstain": sum(t.should_abstain for t in tasks),
-                           "max_turns": env.unwrapped.max_turns,
-                           **{k: dict(sorted(v.items())) for k, v in counts.items()}}
-        env.close()
+    listing = {env_id: task_counts(env_id) for env_id in agentabstain_gym.ENV_IDS}
     if args.json:
         print(json.dumps(listing, indent=2, sort_keys=True))
-    else:
-        for env_id, info in listing.items():
-            cats = ", ".join(f"{k} {v}" for k, v in info["category"].items())
-            splits = ", ".join(f"{k} {v}" for k, v in info["split"].items())
-            print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
-                  f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
-            print(f"    splits: {splits}\n    categories: {cats}")
+        return 0
+    for env_id, info in listing.items():
+        print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
+              f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
+        for key in ("split", "category", "scenario"):
+            if key in info:
+                print(f"    {key}: " + ", ".join(f"{k} {v}" for k, v in info[key].items()))
     return 0
+
+
+def _progress_bar(total: int) -> Any:
+    from tqdm import tqdm
+
+    from agentabstain_gym.core import outcome
+
+    bar = tqdm(total=total, unit="ep", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+    counts = {"abstain": 0, "timely": 0, "solvable": 0, "over": 0, "errors": 0}
+
+    def update(record: dict[str, Any], finished: int, _total: int) -> None:
+        if record["should_abstain"]:
+            counts["abstain"] += 1
+            counts["timely"] += record["outcome"] == outcome.TIMELY
+        else:
+            counts["solvable"] += 1
+            counts["over"] += record["outcome"] == outcome.OVER_ABSTAIN
+        counts["errors"] += "error" in (record.get("extras") or {})
+        bar.n = finished
+        bar.set_postfix(absrec1=f"{counts['timely'] / max(1, counts['abstain']):.2f}",
+                        over=f"{counts['over'] / max(1, counts['solvable']):.2f}", errors=counts["errors"],
+                        refresh=False)
+        bar.refresh()
+
+    return bar, update
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    import agentabstain_gym
-    from agentabstain_gym.agents import AGENT_NAMES, make_agent
-    from agentabstain_gym.runner import evaluate
+    from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, plan, suite_env_ids
 
-    env_ids = list(args.env) or list(agentabstain_gym.ENV_IDS)
-    for env_id in env_ids:
-        if env_id not in agentabstain_gym.ENV_IDS:
-            raise UsageError(f"unknown env id {env_id!r}; valid ids: {', '.join(agentabstain_gym.ENV_IDS)}")
-    agents = args.agent or ["heuristic"]
-    for name in agents:
-        if name not in AGENT_NAMES:
-            raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")
-    records = []
-    for env_id in env_ids:
-        for name in agents:
-            recs = evaluate(env_id, lambda n=name, e=env_id: make_agent(n, e, seed=args.seed), split=args.split,
-                            episodes=args.episodes, seed=args.seed, out=args.out)
-            print(f"{env_id} x {name}: {len(recs)} episodes", file=sys.stderr)
-            records.extend(recs)
+    try:
+        env_ids = list(args.env) or suite_env_ids(args.suite)
+        for env_id in env_ids:
+            check_env_id(env_id)
+        agents = args.agent or ["heuristic"]
+        for spec in agents:
+            check_agent(spec)
+        config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
+                            seed=args.seed)
+        total = len(plan(config))
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if args.out and Path(args.out).exists():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from agentabstain_gym.runner import recorded_keys
+
+            recorded_keys(Path(args.out))
+        for w in caught:
+            print(f"warning: {w.message} (the episode will be re-run)", file=sys.stderr)
+    bar, update = _progress_bar(total) if not args.quiet else (None, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unreadable lines were reported above
+        records = evaluate(config, out=args.out, workers=args.workers, progress=update)
+    if bar is not None:
+        bar.close()
+    errors = sum("error" in (r.get("extras") or {}) for r in records)
+    print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split}); "
+          f"agent errors: {errors}", file=sys.stderr)
     print(render(records, as_json=args.json))
+    if args.plots:
+        _plots(records, args.plots)
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from agentabstain_gym.runner import check_env_id
+
+    try:
+        check_env_id(args.env)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    env = gym.make(args.env)
+    options = {"task_id": args.task_id} if args.task_id else None
+    try:
+        observation, info = env.reset(seed=args.seed, options=options)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"Playing {args.env} (task {info['task_id']}); type an action, or 'abstain[reason]' to stop.")
+    while True:
+        print(f"\n--- turn {info['turn'] + 1} of {info['max_turns']} ---\n{observation}")
+        available = info.get("available_actions")
+        if isinstance(available, dict):
+            print(f"available: {available.get('clickables')}" + (" + search[...]" if available.get("has_search_bar")
+                                                                  else ""))
+        try:
+            action = input("> ")
+        except EOFError:
+            print("\n(end of input: abstaining)")
+            action = "abstain[end of input]"
+        observation, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            record = info["abstention"]
+            print(f"\n{observation}\n\nepisode over: outcome={record['outcome']} should_abstain="
+                  f"{record['should_abstain']} category={record['category']} w={record['w']} tau={record['tau']} "
+                  f"delay={record['delay']} success={record['success']} reward={reward}")
+            return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,21 +249,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object keyed by env id")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("eval", help="evaluate agents on envs and print the report")
-    p.add_argument("env", nargs="*", help="env ids (default: every registered id)")
-    p.add_argument("--agent", action="append", help="agent name; repeat for several (default: heuristic)")
-    p.add_argument("--split", choices=("train", "val", "test"), default="test")
-    p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks")
+    p = sub.add_parser("eval", help="evaluate agents on envs, write records, print the report")
+    p.add_argument("env", nargs="*", help="env ids (default: the --suite)")
+    p.add_argument("--suite", default="all", help="all | web | terminal | qa | tools (when no ids are given)")
+    p.add_argument("--agent", action="append",
+                   help="random | always-abstain | never-abstain | rules | heuristic | module:Class; repeatable")
+    p.add_argument("--split", default="test", choices=("train", "val", "test"))
+    p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="JSONL file of episode records (appended; re-runs resume)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument("--out", default=None, help="JSONL of episode records; re-running with it resumes")
+    p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("report", help="metrics tables from JSONL episode records")
+    p = sub.add_parser("report", help="metrics tables (and plots) from JSONL episode records")
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true", help="print SPEC 8.2's JSON object")
+    p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("play", help="play an episode yourself in the terminal")
+    p.add_argument("env")
+    p.add_argument("--task-id", default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_play)
     return parser
 
 

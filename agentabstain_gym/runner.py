@@ -1,88 +1,261 @@
-"""Evaluate an agent on an env: one episode per task, one JSONL record per finished episode.
+"""Evaluate agents on envs: one JSONL record per finished episode, crash-safe, resumable, parallel.
 
-Records are appended as each episode ends (flushed and fsynced), and a re-run with the same output file skips the
-episodes already recorded, so an interrupted run resumes without losing or repeating work.
+Every episode is planned up front as (env id, agent, task id, seed), where the seed depends only on the run seed and
+the task, so the records are the same whatever the number of workers or the order episodes finish in. The parent
+process is the only writer: it appends each record as a whole line, flushed and fsynced, so a crash loses at most
+the episode in flight, and a re-run with the same output file skips what is recorded and runs the rest.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+import importlib
+import importlib.util
+import inspect
+import multiprocessing
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
-import agentabstain_gym  # noqa: F401  (registers the ids)
+import agentabstain_gym
+from agentabstain_gym.agents import AGENT_NAMES, make_agent
 from agentabstain_gym.agents.base import Agent
 from agentabstain_gym.core.record import append_records, iter_records
 
+SUITES = ("all", "web", "terminal", "qa", "tools")
+_ERROR_CHARS = 2000
+
 
 def episode_seed(seed: int, env_id: str, task_id: str) -> int:
-    """A per-episode seed that depends only on the run seed and the task, so order and workers do not matter."""
+    """A per-episode seed from the run seed and the task only, so order and workers do not matter."""
     digest = hashlib.sha256(f"{seed}:{env_id}:{task_id}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
 
 
-def plan_tasks(env: gym.Env, *, split: str | None, episodes: int | None, seed: int) -> list[str]:
-    """Task ids to run: every task of ``split`` (or all), or the first ``episodes`` of a seeded permutation."""
-    import numpy as np
+@dataclass(frozen=True)
+class Episode:
+    env_id: str
+    agent: str
+    task_id: str
+    seed: int
 
-    tasks = env.unwrapped.tasks(split=split)
-    ids = [t.task_id for t in tasks]
-    if episodes is not None:
-        order = np.random.default_rng(seed).permutation(len(ids))
-        ids = [ids[i] for i in order[:episodes]]
-    return ids
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return (self.env_id, self.agent, self.task_id, self.seed)
 
 
+@dataclass
+class EvalConfig:
+    """What to run. ``agents`` are names (see :data:`AGENT_NAMES`) or ``module:Class`` / ``path.py:Class``."""
+
+    env_ids: list[str]
+    agents: list[str]
+    split: str | None = "test"
+    episodes: int | None = None
+    seed: int = 0
+    env_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+# ----- resolving names ----------------------------------------------------------------------------------------------
+def suite_env_ids(suite: str) -> list[str]:
+    """Registered ids of a family (or all); raises ``KeyError`` naming the valid suites."""
+    if suite not in SUITES:
+        raise KeyError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
+    from agentabstain_gym.agents import env_family
+
+    return [e for e in agentabstain_gym.ENV_IDS if suite == "all" or env_family(e) == suite]
+
+
+def check_env_id(env_id: str) -> None:
+    if env_id not in agentabstain_gym.ENV_IDS:
+        raise KeyError(f"unknown env id {env_id!r}; valid ids: {', '.join(agentabstain_gym.ENV_IDS)}")
+
+
+def check_agent(spec: str) -> None:
+    if spec not in AGENT_NAMES and ":" not in spec:
+        raise KeyError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}, or module:Class")
+
+
+def load_user_agent(spec: str) -> Agent:
+    """Instantiate ``module:Class`` or ``path/to/file.py:Class`` (no arguments, or ``env_id`` if it takes one)."""
+    target, _, cls_name = spec.rpartition(":")
+    if target.endswith(".py"):
+        path = Path(target)
+        module_spec = importlib.util.spec_from_file_location(path.stem, path)
+        if module_spec is None or module_spec.loader is None:
+            raise KeyError(f"cannot load agent file {target!r}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[path.stem] = module
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise KeyError(f"{target!r} has no attribute {cls_name!r}")
+    agent = cls()
+    for attr in ("reset", "act"):
+        if not callable(getattr(agent, attr, None)):
+            raise KeyError(f"{spec} lacks a {attr}() method; see agentabstain_gym.agents.base.Agent")
+    return agent
+
+
+def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
+    return make_agent(spec, env_id, seed=seed) if spec in AGENT_NAMES else load_user_agent(spec)
+
+
+def agent_label(spec: str, agent: Agent | None = None) -> str:
+    """The name written into records: the built-in name, or the user agent's ``name`` (else its spec)."""
+    if spec in AGENT_NAMES:
+        return spec
+    return str(getattr(agent, "name", None) or spec)
+
+
+# ----- planning -----------------------------------------------------------------------------------------------------
+def plan(config: EvalConfig) -> list[Episode]:
+    """Every episode of the run, in a fixed order."""
+    episodes = []
+    for env_id in config.env_ids:
+        env = gym.make(env_id, **config.env_kwargs.get(env_id, {}))
+        tasks = env.unwrapped.tasks(split=config.split)
+        env.close()
+        ids = [t.task_id for t in tasks]
+        if config.episodes is not None:
+            order = np.random.default_rng(config.seed).permutation(len(ids))
+            ids = [ids[i] for i in order[: config.episodes]]
+        for spec in config.agents:
+            episodes.extend(Episode(env_id, spec, tid, episode_seed(config.seed, env_id, tid)) for tid in ids)
+    return episodes
+
+
+def recorded_keys(out: Path) -> tuple[set[tuple[str, str, str, int]], list[dict[str, Any]]]:
+    """Keys and records already in ``out`` (unreadable lines are skipped with a warning naming them)."""
+    keys: set[tuple[str, str, str, int]] = set()
+    records = []
+    if out.exists():
+        for rec in iter_records(out):
+            key = (rec["env_id"], rec.get("agent_spec") or rec.get("agent"), rec["task_id"], rec.get("seed"))
+            if key not in keys:
+                keys.add(key)
+                records.append(rec)
+    return keys, records
+
+
+# ----- running ------------------------------------------------------------------------------------------------------
 def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str, Any]:
-    """Play one episode and return its record (``agent`` filled in)."""
-    agent.reset()
+    """Play one episode; an agent that raises ends it as a failure with the error text in ``extras["error"]``."""
+    reset = agent.reset
+    if "seed" in inspect.signature(reset).parameters:
+        reset(seed=seed)  # type: ignore[call-arg]
+    else:
+        reset()
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
     while True:
-        action = agent.act(observation, info)
+        try:
+            action = agent.act(observation, info)
+        except Exception:  # noqa: BLE001 - any agent bug is recorded, never fatal to the run
+            return env.unwrapped.abort(traceback.format_exc(limit=3)[-_ERROR_CHARS:])
         observation, _reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
-            record = dict(info["abstention"])
-            record["agent"] = agent.name
-            return record
+            return dict(info["abstention"])
 
 
-def evaluate(env_id: str, make_agent: Callable[[], Agent], *, split: str | None = None,
-             episodes: int | None = None, seed: int = 0, out: str | Path | None = None,
-             env_kwargs: dict[str, Any] | None = None,
-             progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run ``make_agent()`` on the planned tasks of ``env_id``; returns every record of this run (old and new)."""
-    env = gym.make(env_id, **(env_kwargs or {}))
-    agent = make_agent()
-    done: dict[str, dict[str, Any]] = {}
-    if out is not None and Path(out).exists():
-        for rec in iter_records(out):
-            if rec.get("env_id") == env_id and rec.get("agent") == agent.name:
-                done.setdefault(rec["task_id"], rec)
-    records = []
-    try:
-        for task_id in plan_tasks(env, split=split, episodes=episodes, seed=seed):
-            if task_id in done:
-                records.append(done[task_id])
-                continue
-            record = run_episode(env, agent, task_id, episode_seed(seed, env_id, task_id))
-            if out is not None:
-                append_records(out, [record])
-            records.append(record)
-            if progress is not None:
-                progress(record)
-    finally:
-        env.close()
+class _Worker:
+    """Holds one env per env id and one agent per spec, reused across episodes (per process)."""
+
+    def __init__(self, env_kwargs: dict[str, dict[str, Any]]) -> None:
+        self.env_kwargs = env_kwargs
+        self.envs: dict[str, gym.Env] = {}
+        self.agents: dict[tuple[str, str], Agent] = {}
+
+    def run(self, episode: Episode) -> dict[str, Any]:
+        env = self.envs.get(episode.env_id)
+        if env is None:
+            env = self.envs[episode.env_id] = gym.make(episode.env_id, **self.env_kwargs.get(episode.env_id, {}))
+        agent = self.agents.get((episode.agent, episode.env_id))
+        if agent is None:
+            agent = self.agents[(episode.agent, episode.env_id)] = build_agent(episode.agent, episode.env_id)
+        record = run_episode(env, agent, episode.task_id, episode.seed)
+        record["agent"] = agent_label(episode.agent, agent)
+        record["agent_spec"] = episode.agent
+        return record
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            env.close()
+
+
+_worker: _Worker | None = None
+
+
+def _init_worker(env_kwargs: dict[str, dict[str, Any]]) -> None:
+    global _worker
+    _worker = _Worker(env_kwargs)
+
+
+def _run_in_worker(episode: Episode) -> dict[str, Any]:
+    assert _worker is not None
+    return _worker.run(episode)
+
+
+def iter_run(episodes: list[Episode], *, workers: int = 1,
+             env_kwargs: dict[str, dict[str, Any]] | None = None) -> Iterator[dict[str, Any]]:
+    """Yield records as episodes finish (in plan order with one worker, completion order with several)."""
+    env_kwargs = env_kwargs or {}
+    if workers <= 1 or len(episodes) <= 1:
+        worker = _Worker(env_kwargs)
+        try:
+            for episode in episodes:
+                yield worker.run(episode)
+        finally:
+            worker.close()
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(env_kwargs,)) as pool:
+        pending: set[Future[dict[str, Any]]] = set()
+        queue = iter(episodes)
+        for episode in queue:  # keep a bounded window in flight, so a crash wastes little work
+            pending.add(pool.submit(_run_in_worker, episode))
+            if len(pending) >= 4 * workers:
+                break
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.add(pool.submit(_run_in_worker, nxt))
+
+
+def evaluate(config: EvalConfig, *, out: str | Path | None = None, workers: int = 1,
+             progress: Callable[[dict[str, Any], int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Run the plan (skipping episodes already in ``out``) and return all of the plan's records."""
+    for env_id in config.env_ids:
+        check_env_id(env_id)
+    for spec in config.agents:
+        check_agent(spec)
+    episodes = plan(config)
+    wanted = {e.key for e in episodes}
+    done_keys: set[tuple[str, str, str, int]] = set()
+    records: list[dict[str, Any]] = []
+    if out is not None:
+        done_keys, old = recorded_keys(Path(out))
+        records = [r for r in old if (r["env_id"], r.get("agent_spec") or r.get("agent"), r["task_id"],
+                                      r.get("seed")) in wanted]
+    todo = [e for e in episodes if e.key not in done_keys]
+    total, finished = len(episodes), len(episodes) - len(todo)
+    for record in iter_run(todo, workers=workers, env_kwargs=config.env_kwargs):
+        if out is not None:
+            append_records(out, [record])
+        records.append(record)
+        finished += 1
+        if progress is not None:
+            progress(record, finished, total)
     return records
-
-
-def iter_env_ids(names: Iterable[str]) -> list[str]:
-    known = list(agentabstain_gym.ENV_IDS)
-    ids = []
-    for name in names:
-        if name not in known:
-            raise KeyError(f"unknown env id {name!r}; valid ids: {', '.join(known)}")
-        ids.append(name)
-    return ids

@@ -158,6 +158,19 @@ class AbstainEnv(gym.Env[str, str]):
             self.render()
         return observation, reward, terminated, truncated, info
 
+    def abort(self, error: str) -> dict[str, Any]:
+        """End the running episode because the agent failed (e.g. raised), and return its record.
+
+        The record counts as no ABSTAIN and no completed task, so the episode is a failure on either side, with
+        ``extras["error"]`` holding the text. Used by runners; nothing here is visible to the agent.
+        """
+        if self._task is None or self._done:
+            raise RuntimeError("abort() needs a running episode: call reset() first")
+        self._done = True
+        record = self._record(StepResult(observation="", terminated=False))
+        record.extras["error"] = error
+        return record.to_dict()
+
     def render(self) -> str | None:
         if self.render_mode == "ansi":
             return self._last_observation
