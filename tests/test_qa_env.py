@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -139,7 +140,10 @@ def test_corrupt_index_cache_is_rebuilt(tmp_path: Path) -> None:
     docs = [f"passage number {i} about topic {i % 7}" for i in range(200)]
     first = SearchIndex(docs, cache_dir=tmp_path)
     assert first.search("topic 3", k=1)
-    for f in first.path.iterdir():
+    path = first.path
+    del first  # an open index maps its files; corrupting them under it would crash the process, not test us
+    gc.collect()
+    for f in path.iterdir():
         if f.is_file():
             f.write_bytes(b"garbage")
     again = SearchIndex(docs, cache_dir=tmp_path)
