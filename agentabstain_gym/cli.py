@@ -18,6 +18,10 @@ TABLE_COLUMNS = (
 )
 
 
+#: The agents of the main job, in the order the tables show them.
+BASELINES = ("random", "always-abstain", "never-abstain", "rules", "heuristic")
+
+
 class UsageError(Exception):
     """A bad name or argument: one line on stderr, exit code 2."""
 
@@ -158,11 +162,10 @@ def _progress_bar(total: int) -> Any:
             counts["solvable"] += 1
             counts["over"] += record["outcome"] == outcome.OVER_ABSTAIN
         counts["errors"] += "error" in (record.get("extras") or {})
-        bar.n = finished
         bar.set_postfix(absrec1=f"{counts['timely'] / max(1, counts['abstain']):.2f}",
                         over=f"{counts['over'] / max(1, counts['solvable']):.2f}", errors=counts["errors"],
                         refresh=False)
-        bar.refresh()
+        bar.update(finished - bar.n)  # redraws at most every mininterval
 
     return bar, update
 
@@ -174,7 +177,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         env_ids = list(args.env) or suite_env_ids(args.suite)
         for env_id in env_ids:
             check_env_id(env_id)
-        agents = args.agent or ["heuristic"]
+        agents = args.agent or list(BASELINES)
         for spec in agents:
             check_agent(spec)
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
@@ -253,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env", nargs="*", help="env ids (default: the --suite)")
     p.add_argument("--suite", default="all", help="all | web | terminal | qa | tools (when no ids are given)")
     p.add_argument("--agent", action="append",
-                   help="random | always-abstain | never-abstain | rules | heuristic | module:Class; repeatable")
+                   help="random | always-abstain | never-abstain | rules | heuristic | module:Class; repeatable "
+                        "(default: all five baselines)")
     p.add_argument("--split", default="test", choices=("train", "val", "test"))
     p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
     p.add_argument("--seed", type=int, default=0)
