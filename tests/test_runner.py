@@ -65,8 +65,8 @@ def test_truncated_last_line_is_reported_and_rerun(tmp_path: Path, capsys: pytes
 
 def test_worker_count_does_not_change_records() -> None:
     config = EvalConfig(env_ids=["AbstainQA-v0"], agents=["heuristic", "random"], episodes=30, seed=5)
-    one = sorted((json.dumps(r, sort_keys=True) for r in evaluate(config, workers=1)))
-    two = sorted((json.dumps(r, sort_keys=True) for r in evaluate(config, workers=2)))
+    one = sorted(json.dumps(r, sort_keys=True) for r in evaluate(config, workers=1))
+    two = sorted(json.dumps(r, sort_keys=True) for r in evaluate(config, workers=2))
     assert one == two
 
 
