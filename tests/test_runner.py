@@ -52,11 +52,13 @@ def test_kill_and_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
 
 def test_truncated_last_line_is_reported_and_rerun(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
-    assert main(["eval", "AbstainQA-v0", "--episodes", "6", "--out", str(out), "--quiet", "--json"]) == 0
+    assert main(["eval", "AbstainQA-v0", "--agent", "heuristic", "--episodes", "6", "--out", str(out), "--quiet",
+                 "--json"]) == 0
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
     capsys.readouterr()
-    assert main(["eval", "AbstainQA-v0", "--episodes", "6", "--out", str(out), "--quiet", "--json"]) == 0
+    assert main(["eval", "AbstainQA-v0", "--agent", "heuristic", "--episodes", "6", "--out", str(out), "--quiet",
+                 "--json"]) == 0
     err = capsys.readouterr().err
     assert "runs.jsonl:6" in err and "re-run" in err
     records = read_records([out], warn=False)
