@@ -171,12 +171,15 @@ def _progress_bar(total: int) -> Any:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, plan, suite_env_ids
 
     try:
         env_ids = list(args.env) or suite_env_ids(args.suite)
         for env_id in env_ids:
             check_env_id(env_id)
+        if args.split not in SPLITS:
+            raise KeyError(f"unknown split {args.split!r}; valid splits: {', '.join(SPLITS)}")
         agents = args.agent or list(BASELINES)
         for spec in agents:
             check_agent(spec)
@@ -258,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", action="append",
                    help="random | always-abstain | never-abstain | rules | heuristic | module:Class; repeatable "
                         "(default: all five baselines)")
-    p.add_argument("--split", default="test", choices=("train", "val", "test"))
+    p.add_argument("--split", default="test", help="train | val | test (default test)")
     p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")

@@ -105,6 +105,9 @@ def test_user_agent_by_module_path_and_bad_names(capsys: pytest.CaptureFixture[s
     assert "valid ids: AbstainQA-v0" in capsys.readouterr().err
     assert main(["eval", "--suite", "space"]) == 2
     assert "valid suites" in capsys.readouterr().err
+    assert main(["eval", "--split", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert "valid splits: train, val, test" in err and err.count("\n") == 1
 
 
 def test_plots_show_the_reports_numbers(tmp_path: Path) -> None:
