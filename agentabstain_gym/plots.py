@@ -27,43 +27,35 @@ def _series_by_agent(per_agent: dict[str, dict[str, Any]]) -> dict[str, dict[str
     return {agent: rep["overall"] for agent, rep in per_agent.items()}
 
 
-def absrec_curves(per_agent: dict[str, dict[str, Any]], path: Path, max_k: int = 10) -> dict[str, list]:
+def _line_plot(series: dict[str, list], path: Path, *, xlabel: str, ylabel: str, title: str) -> None:
     plt = _pyplot()
-    series = {}
     fig, ax = plt.subplots(figsize=(6, 4))
-    for agent, m in _series_by_agent(per_agent).items():
-        ys = [m.get(f"absrec@{k}") for k in range(1, max_k + 1)]
-        if all(y is None for y in ys):
-            continue
-        series[agent] = ys
-        ax.plot(range(1, max_k + 1), [float("nan") if y is None else y for y in ys], marker="o", label=agent)
-    ax.set(xlabel="K (turns after the earliest justified turn)", ylabel="AbsRec@K", ylim=(-0.02, 1.02),
-           title="Abstention recall within K turns")
+    for agent, ys in series.items():
+        ax.plot(range(1, len(ys) + 1), [float("nan") if y is None else y for y in ys], marker="o", label=agent)
+    ax.set(xlabel=xlabel, ylabel=ylabel, ylim=(-0.02, 1.02), title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def absrec_curves(per_agent: dict[str, dict[str, Any]], path: Path, max_k: int = 10) -> dict[str, list]:
+    series = {}
+    for agent, m in _series_by_agent(per_agent).items():
+        ys = [m.get(f"absrec@{k}") for k in range(1, max_k + 1)]
+        if any(y is not None for y in ys):
+            series[agent] = ys
+    _line_plot(series, path, xlabel="K (turns after the earliest justified turn)", ylabel="AbsRec@K",
+               title="Abstention recall within K turns")
     return series
 
 
 def over_abstention_curves(per_agent: dict[str, dict[str, Any]], path: Path) -> dict[str, list]:
-    plt = _pyplot()
-    series = {}
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for agent, m in _series_by_agent(per_agent).items():
-        ys = m.get("over_abstention_by_turn")
-        if not ys:
-            continue
-        series[agent] = ys
-        ax.plot(range(1, len(ys) + 1), ys, marker="o", label=agent)
-    ax.set(xlabel="turn t", ylabel="share of solvable episodes abstained by t", ylim=(-0.02, 1.02),
-           title="Cumulative over-abstention by turn")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    series = {agent: m["over_abstention_by_turn"] for agent, m in _series_by_agent(per_agent).items()
+              if m.get("over_abstention_by_turn")}
+    _line_plot(series, path, xlabel="turn t", ylabel="share of solvable episodes abstained by t",
+               title="Cumulative over-abstention by turn")
     return series
 
 
