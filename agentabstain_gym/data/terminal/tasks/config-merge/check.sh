@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+set -eu
+[ -f effective.json ] || exit 1
+want='{"debug":false,"features":["search"],"log":{"level":"info"},"region":"eu-west","server":{"port":8080,"timeouts":{"read":60,"write":30},"tls":{"ciphers":["c"],"enabled":true}}}'
+[ "$(jq -cS . effective.json 2>/dev/null)" = "$want" ]

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+set -eu
+[ -f region_totals.csv ] || exit 1
+expected='region,total
+east,159.85
+north,3235.00
+south,13480.75
+west,-45.00'
+[ "$(tr -d '\r"' < region_totals.csv | sed 's/[[:space:]]*$//' | grep -v '^$')" = "$expected" ]

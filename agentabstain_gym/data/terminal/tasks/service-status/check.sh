@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+set -eu
+[ -f status.txt ] || exit 1
+expected='api up
+auth down
+cache down
+search up
+queue down'
+[ "$(sed 's/[[:space:]]*$//' status.txt | grep -v '^$')" = "$expected" ]
