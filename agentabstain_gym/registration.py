@@ -7,6 +7,7 @@ import gymnasium as gym
 #: id -> (entry point, default kwargs). Entry points are "module:Class" strings so ``spec.to_json()`` works.
 _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
+    "AbstainWebShop-v0": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
 }
 
 ENV_IDS: tuple[str, ...] = tuple(_ENVS)

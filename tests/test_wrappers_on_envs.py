@@ -42,20 +42,32 @@ def test_abstention_reward_values_each_outcome() -> None:
 
 
 @pytest.mark.parametrize("env_id", list(agentabstain_gym.ENV_IDS))
-def test_stopping_rules_enforce_an_abstain_after_repeated_empty_results(env_id: str) -> None:
+def test_stopping_rules_enforce_an_abstain_on_a_futile_loop(env_id: str) -> None:
+    """Repeating one fruitless action trips a rule on every family; the very next action sent is ABSTAIN."""
     env = StoppingRulesWrapper(gym.make(env_id), mode="enforce")
     env.reset(seed=0)
-    fired = None
+    fired_turn = None
     for _ in range(env.unwrapped.max_turns):
         _, _, terminated, truncated, info = env.step("search[zzqx]")
-        fired = fired or info.get("stopping_rule")
+        if fired_turn is None and "stopping_rule" in info:
+            fired_turn, fired = info["turn"], info["stopping_rule"]
         if terminated or truncated:
             break
-    assert fired is not None and fired["action"] == "ABSTAIN"
+    assert fired_turn is not None and fired["action"] == "ABSTAIN"
     assert set(fired) == {"action", "rule", "reason", "steps_taken", "elapsed_seconds"}
     record = info["abstention"]
-    assert record["tau"] is not None and record["tau"] <= 3
+    assert record["tau"] == fired_turn + 1 and terminated
     assert info["stopping_rule_enforced"]["rule"] == fired["rule"]
+
+
+def test_repeated_empty_search_fires_the_empty_result_rule_on_qa() -> None:
+    env = StoppingRulesWrapper(gym.make("AbstainQA-v0"), mode="enforce")
+    env.reset(seed=0)
+    env.step("search[zzqx]")
+    _, _, _, _, info = env.step("search[zzqx]")
+    assert info["stopping_rule"]["rule"] == "empty-result-repetition"
+    _, _, terminated, _, info = env.step("answer[ignored: the rule takes over]")
+    assert terminated and info["abstention"]["tau"] == 3
 
 
 def test_advise_mode_never_overrides() -> None:

@@ -19,10 +19,12 @@ AGENT_NAMES = ("random", "always-abstain", "never-abstain", "rules", "heuristic"
 #: family -> "module:Class" of its scripted solver; the class takes ``abstain: bool`` (False = never stops).
 SOLVERS = {
     "qa": "agentabstain_gym.envs.qa.solver:HeuristicQASolver",
+    "web": "agentabstain_gym.envs.web.solver:HeuristicWebSolver",
 }
 #: family -> actions the random agent picks from (families with clickables use those instead).
 RANDOM_ACTIONS = {
     "qa": ["search[history]", "search[founded]", "answer[1900]", "answer[yes]", "abstain[]"],
+    "web": ["search[cotton t-shirt]", "search[organic coffee]", "click[back to search]", "abstain[]"],
 }
 
 

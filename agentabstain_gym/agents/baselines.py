@@ -39,8 +39,10 @@ class RandomAgent:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         available = info.get("available_actions")
-        if isinstance(available, dict) and available.get("clickables"):
-            choices = [f"click[{c}]" for c in available["clickables"]] + [ABSTAIN]
+        if isinstance(available, dict):  # a page of buttons, and a search bar on some pages
+            choices = [f"click[{c}]" for c in available.get("clickables", [])] + [ABSTAIN]
+            if available.get("has_search_bar"):
+                choices += [a for a in self.actions if a.startswith("search[")]
         else:
             choices = self.actions
         return choices[int(self._rng.integers(len(choices)))]

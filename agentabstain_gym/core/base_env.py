@@ -44,6 +44,8 @@ class AbstainEnv(gym.Env[str, str]):
     verbs: ClassVar[tuple[str, ...]]
     default_max_turns: ClassVar[int] = 10
     allow_tool_calls: ClassVar[bool] = False
+    #: Reset options a family accepts beyond :data:`RESET_OPTIONS` (read by :meth:`_task_from_options`).
+    extra_reset_options: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, max_turns: int | None = None, split: str | None = None,
                  render_mode: str | None = None) -> None:
@@ -79,6 +81,14 @@ class AbstainEnv(gym.Env[str, str]):
     def _act(self, action: Action) -> StepResult:
         """Carry out a parsed, non-ABSTAIN action."""
         raise NotImplementedError
+
+    def _task_from_options(self, options: Mapping[str, Any]) -> Task | None:
+        """A task built from reset options (e.g. a user's own instruction), or None to pick a stored task."""
+        return None
+
+    def _parse(self, action: object) -> Action | ActionError:
+        """Turn the agent's text into an action; a family whose actions are free text (terminal) overrides this."""
+        return parse_action(action, self.verbs, allow_tool_calls=self.allow_tool_calls)
 
     def _extra_info(self) -> dict[str, Any]:
         """Family keys of ``info`` an agent may see (e.g. ``available_actions``)."""
@@ -128,7 +138,7 @@ class AbstainEnv(gym.Env[str, str]):
         if self._task is None or self._done:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         self._turn += 1
-        parsed = parse_action(action, self.verbs, allow_tool_calls=self.allow_tool_calls)
+        parsed = self._parse(action)
         if isinstance(parsed, ActionError):
             result = StepResult(observation=parsed.message, invalid=True)
         elif parsed.verb == ABSTAIN_VERB:
@@ -182,9 +192,13 @@ class AbstainEnv(gym.Env[str, str]):
     def _select_task(self, options: Mapping[str, Any]) -> Task:
         if not isinstance(options, Mapping):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        valid = [*RESET_OPTIONS, *self.extra_reset_options]
+        unknown = sorted(set(options) - set(valid))
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; valid options are {list(RESET_OPTIONS)}")
+            raise ValueError(f"unknown reset option(s) {unknown}; valid options are {valid}")
+        custom = self._task_from_options(options)
+        if custom is not None:
+            return custom
         tasks = self._tasks()
         if options.get("task_id") is not None:
             for task in tasks:

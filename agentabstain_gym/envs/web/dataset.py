@@ -1,0 +1,149 @@
+"""AbstainWebShop-v0's task set: a catalogue, solvable goals, and an abstain twin for each goal.
+
+The default mirrors the paper: 500 solvable goals; 249 of them get a request-based rewrite (83 subjective, 83
+underspecified intent, 83 false premise or contradiction; w = 1); the other 251 get a Missing Target twin (w = 2)
+whose catalogue view hides *every* product that could earn reward 1.0 for the goal. Twins share a ``pair_id``;
+splits (60/20/20) are drawn per pair, so no source goal is in two splits. :func:`build_dataset` is cached, so every
+env of a process over the same arguments shares one catalogue, one task list and one search index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from agentabstain_gym.core.task import Task
+from agentabstain_gym.envs.web.catalogue import Catalogue, generated_catalogue
+from agentabstain_gym.envs.web.goals import GoalSpec, goal_from_dict, goal_to_dict, make_goals
+from agentabstain_gym.envs.web.matching import Goal
+from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, rewrite
+from agentabstain_gym.envs.web.vocab import ProductType, type_by_name
+
+SOLVABLE = "solvable"
+MISSING_TARGET = "missing_target"
+CATEGORIES = (SOLVABLE, *REWRITE_KINDS, MISSING_TARGET)
+#: The paper's shares: 249 of 500 goals get a request-based rewrite, the other 251 a Missing Target twin.
+REWRITE_SHARE = 249 / 500
+SPLIT_SHARES = {"train": 0.6, "val": 0.2, "test": 0.2}
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:10]
+
+
+class WebDataset:
+    """A catalogue and its tasks. ``goal(task)`` is the goal a purchase is scored against (None for custom tasks
+    without one); ``hidden(task)`` the positions a Missing Target episode's catalogue view leaves out."""
+
+    def __init__(self, catalogue: Catalogue, tasks: Sequence[Task], seed: int = 0) -> None:
+        self.catalogue = catalogue
+        self.tasks = tuple(tasks)
+        self.seed = seed
+        self._by_id = {t.task_id: t for t in self.tasks}
+        if len(self._by_id) != len(self.tasks):
+            raise ValueError("task ids are not unique")
+        self._goals: dict[str, Goal | None] = {}
+        self._hidden: dict[str, frozenset[int]] = {}
+
+    def documents(self) -> Sequence[str]:
+        return self.catalogue.documents()
+
+    def task(self, task_id: str) -> Task:
+        return self._by_id[task_id]
+
+    def goal(self, task: Task) -> Goal | None:
+        if task.task_id not in self._goals:
+            data = task.payload.get("goal")
+            self._goals[task.task_id] = goal_from_dict(data) if data else None
+        return self._goals[task.task_id]
+
+    def hidden(self, task: Task) -> frozenset[int]:
+        """Missing Target: every product that could earn 1.0 for the goal (computed once per task)."""
+        if task.category != MISSING_TARGET:
+            return frozenset()
+        if task.task_id not in self._hidden:
+            goal = self.goal(task)
+            self._hidden[task.task_id] = (frozenset(int(i) for i in self.catalogue.satisfying(goal))
+                                          if goal is not None else frozenset())
+        return self._hidden[task.task_id]
+
+    def canonical(self) -> str:
+        tasks = [[t.task_id, t.instruction, t.should_abstain, t.category, t.split, t.pair_id, t.w, t.evidence,
+                  t.payload] for t in self.tasks]
+        return json.dumps({"seed": self.seed, "n": len(self.catalogue), "tasks": tasks}, sort_keys=True)
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(self.canonical().encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"WebDataset({self.catalogue.name}, products={len(self.catalogue)}, tasks={len(self.tasks)})"
+
+
+def _assign_splits(n_pairs: int, rng: np.random.Generator) -> list[str]:
+    order = rng.permutation(n_pairs)
+    n_train = round(n_pairs * SPLIT_SHARES["train"])
+    n_val = round(n_pairs * SPLIT_SHARES["val"])
+    out = [""] * n_pairs
+    for rank, i in enumerate(order):
+        out[int(i)] = "train" if rank < n_train else "val" if rank < n_train + n_val else "test"
+    return out
+
+
+def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
+               ptype_of: Callable[[GoalSpec], ProductType] | None = None) -> list[Task]:
+    """Each goal as a solvable task plus its twin; the tasks come in a seeded shuffled order with opaque ids.
+    ``ptype_of`` gives the product type a rewrite talks about (default: the generated type of that name)."""
+    rng = np.random.default_rng([seed, 0x7A5C])
+    n = len(goals)
+    per_kind = int(round(n * REWRITE_SHARE)) // len(REWRITE_KINDS)
+    order = rng.permutation(n)
+    kind_of = {int(i): REWRITE_KINDS[rank // per_kind] for rank, i in enumerate(order[: per_kind * 3])}
+    splits = _assign_splits(n, rng)
+    sides: list[dict[str, Any]] = []
+    for i, spec in enumerate(goals):
+        ptype = ptype_of(spec) if ptype_of is not None else type_by_name()[spec.goal.product_type]
+        pair_id = f"wp-{digest('webpair', seed, i)}"
+        base = {"goal": goal_to_dict(spec.goal), "source_asin": catalogue.product(spec.source).asin}
+        common = {"split": splits[i], "pair_id": pair_id}
+        sides.append({**common, "instruction": spec.instruction, "should_abstain": False, "category": SOLVABLE,
+                      "w": None, "evidence": "", "payload": {**base, "variant": "original"}})
+        kind = kind_of.get(i)
+        if kind is not None:
+            turn = sum(1 for j in range(i) if kind_of.get(j) == kind)
+            rw = rewrite(kind, spec.goal, ptype, rng, turn)
+            sides.append({**common, "instruction": rw.instruction, "should_abstain": True, "category": kind,
+                          "w": 1, "evidence": rw.evidence,
+                          "payload": {**base, "variant": "rewrite", "form": rw.form}})
+        else:
+            sides.append({**common, "instruction": spec.instruction, "should_abstain": True,
+                          "category": MISSING_TARGET, "w": 2,
+                          "evidence": "no product in this store can meet every requirement; a search shows it",
+                          "payload": {**base, "variant": "missing_target"}})
+    tasks = []
+    for position, k in enumerate(rng.permutation(len(sides))):
+        side = sides[int(k)]
+        tasks.append(Task(task_id=f"ws-{digest('webtask', seed, position)}", family="web", **side))
+    return tasks
+
+
+def build_dataset(seed: int = 0, n_products: int = 1000, n_goals: int = 500) -> WebDataset:
+    """Catalogue and ``2 * n_goals`` tasks for ``seed`` (cached: the same object for the same arguments, however
+    they are passed)."""
+    return _build_dataset(int(seed), int(n_products), int(n_goals))
+
+
+build_dataset.cache_clear = lambda: _build_dataset.cache_clear()  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=4)
+def _build_dataset(seed: int, n_products: int, n_goals: int) -> WebDataset:
+    if n_goals < 3:
+        raise ValueError(f"n_goals must be at least 3 (one per rewrite kind), got {n_goals}")
+    catalogue = generated_catalogue(seed, n_products)
+    goals = make_goals(catalogue, seed, n_goals)
+    return WebDataset(catalogue, make_tasks(catalogue, goals, seed), seed=seed)

@@ -1,0 +1,122 @@
+"""Request-based rewrites of solvable goals: the instruction alone shows the request cannot be served as asked.
+
+Three kinds, as in the paper: a matter of taste the store cannot check (``subjective``), a request that does not
+say what to buy (``underspecified_intent``), and a request that cannot be true or contradicts itself
+(``false_premise``: a price window that is empty, an option no product of the type has, two properties that
+exclude each other). Each kind has several sentence shapes that keep the clauses of the solvable instructions, so
+length and punctuation do not give the kind away; none names the problem.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from agentabstain_gym.envs.web.goals import format_cap, join_phrases, option_phrase, options_phrase
+from agentabstain_gym.envs.web.matching import Goal, normalise
+from agentabstain_gym.envs.web.vocab import ProductType, load_data, product_types
+
+REWRITE_KINDS = ("subjective", "underspecified_intent", "false_premise")
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    instruction: str
+    evidence: str
+    form: str
+
+
+def _pick(rng: np.random.Generator, items: list[str]) -> str:
+    return items[int(rng.integers(len(items)))]
+
+
+@lru_cache(maxsize=1)
+def _attribute_spread() -> Counter:
+    """How many product types list each attribute: a widely shared one says little about what to buy."""
+    return Counter(a for t in product_types() for a in t.attributes)
+
+
+@lru_cache(maxsize=1)
+def _shared_values() -> dict[str, set[str]]:
+    """Option value -> the product types that offer it."""
+    out: dict[str, set[str]] = {}
+    for t in product_types():
+        for values in t.values:
+            for v in values:
+                out.setdefault(normalise(v), set()).add(t.name)
+    return out
+
+
+def subjective(goal: Goal, ptype: ProductType, rng: np.random.Generator) -> Rewrite:
+    data = load_data("instructions")["subjective"]
+    taste = _pick(rng, data["tastes"])
+    text = _pick(rng, data["templates"]).format(**ptype.grammar(), taste=taste,
+                                                opts=options_phrase(goal.options, rng),
+                                                cap=format_cap(goal.price_upper))
+    return Rewrite(text, f"the choice rests on taste the store cannot check ({taste})", "taste")
+
+
+def underspecified_intent(goal: Goal, ptype: ProductType, rng: np.random.Generator) -> Rewrite:
+    data = load_data("instructions")["underspecified_intent"]
+    spread = _attribute_spread()
+    attr = max(goal.attributes, key=lambda a: (spread[a], a))
+    generic = data["generic_options"]
+    shared = _shared_values()
+    parts = []
+    for group, value in goal.options:  # a value many product types offer says nothing about what to buy
+        if len(shared.get(normalise(value), ())) >= 3 and rng.random() < 0.7:
+            parts.append(option_phrase(group, value, rng))
+        else:
+            parts.append(_pick(rng, generic.get(group, generic["other"])))
+    gopts = " and ".join(parts) or "in any version"
+    text = _pick(rng, data["templates"]).format(thing=_pick(rng, data["things"]), attr=attr, gopts=gopts,
+                                                cap=format_cap(goal.price_upper))
+    return Rewrite(text, "the request does not say what kind of product to buy", "no_type")
+
+
+def _foreign_value(ptype: ProductType, rng: np.random.Generator) -> tuple[str, str]:
+    """An option value of another category's product type that no product of ``ptype`` can have."""
+    own = {normalise(v) for values in ptype.values for v in values}
+    pool = [(g, v) for t in product_types() if t.category != ptype.category
+            for g, values in zip(t.groups, t.values, strict=True) for v in values
+            if normalise(v) not in own and g in ("size", "model", "wattage", "count")]
+    return pool[int(rng.integers(len(pool)))]
+
+
+def false_premise(goal: Goal, ptype: ProductType, rng: np.random.Generator, form: str) -> Rewrite:
+    data = load_data("instructions")["false_premise"]
+    attrs, cap = join_phrases(goal.attributes), format_cap(goal.price_upper)
+    opts = options_phrase(goal.options, rng)
+    clashing = [a for a in goal.attributes if a in data["clashes"]]
+    if form == "clash" and not clashing:
+        form = "foreign"
+    if form == "clash":
+        attr = clashing[int(rng.integers(len(clashing)))]
+        clash = data["clashes"][attr]
+        text = _pick(rng, data["clash_templates"]).format(**ptype.grammar(), attr=attr, clash=clash,
+                                                          opts=opts, cap=cap)
+        return Rewrite(text, f"'{attr}' and '{clash}' cannot both hold", "clash")
+    if form == "foreign":
+        group, value = _foreign_value(ptype, rng)
+        text = _pick(rng, data["foreign_templates"]).format(
+            **ptype.grammar(), attrs=attrs, foreign=value, foreign_phrase=option_phrase(group, value, rng),
+            cap=cap)
+        return Rewrite(text, f"no {ptype.name} comes as {value}", "foreign")
+    floor = format_cap(float(round(goal.price_upper * float(rng.uniform(1.4, 2.2)))))
+    text = _pick(rng, data["price_templates"]).format(**ptype.grammar(), attrs=attrs, opts=opts,
+                                                      floor=floor, cap=cap)
+    return Rewrite(text, f"no price is above {floor} and below {cap} dollars", "price")
+
+
+def rewrite(kind: str, goal: Goal, ptype: ProductType, rng: np.random.Generator, turn: int) -> Rewrite:
+    """The ``kind`` rewrite of ``goal``; ``turn`` rotates the forms of false premises so all three occur."""
+    if kind == "subjective":
+        return subjective(goal, ptype, rng)
+    if kind == "underspecified_intent":
+        return underspecified_intent(goal, ptype, rng)
+    if kind == "false_premise":
+        return false_premise(goal, ptype, rng, ("clash", "foreign", "price")[turn % 3])
+    raise ValueError(f"unknown rewrite kind {kind!r}; valid kinds are {list(REWRITE_KINDS)}")
