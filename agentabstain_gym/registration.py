@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from agentabstain_gym.envs.tools.catalog import sandbox_names as tool_sandbox_names
+
 #: id -> (entry point, default kwargs). Entry points are "module:Class" strings so ``spec.to_json()`` works.
 _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
     "AbstainWebShop-v0": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
+    "AbstainTools-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {}),
 }
+#: One id per tool sandbox, AbstainTools/<Name>-v0, from the sandbox files (a directory listing, no parsing).
+_ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {"sandbox": name})
+              for name in tool_sandbox_names()})
 
 ENV_IDS: tuple[str, ...] = tuple(_ENVS)
 

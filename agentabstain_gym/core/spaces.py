@@ -7,6 +7,7 @@ an observation fall outside its space and ``check_env`` fails. Everything an env
 
 from __future__ import annotations
 
+import re
 import string
 
 from gymnasium import spaces
@@ -17,14 +18,16 @@ OBSERVATION_MAX_CHARS = 65_536
 ACTION_MAX_CHARS = 65_536
 
 
+_OUTSIDE = re.compile("[^" + "".join(re.escape(c) for c in sorted(CHARSET)) + "]")
+
+
 def text_space(max_length: int) -> spaces.Text:
     return spaces.Text(max_length=max_length, min_length=0, charset=CHARSET)
 
 
 def printable(text: str, max_chars: int = OBSERVATION_MAX_CHARS) -> str:
     """``text`` restricted to :data:`CHARSET` and ``max_chars`` (with a note when cut)."""
-    if not all(c in CHARSET for c in text):
-        text = "".join(c if c in CHARSET else "?" for c in text)
+    text = _OUTSIDE.sub("?", text)
     if len(text) > max_chars:
         note = f"\n[... output cut: {len(text) - max_chars} more characters]"
         text = text[: max_chars - len(note)] + note
