@@ -140,9 +140,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     for env_id, info in listing.items():
         print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
               f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
-        for key in ("split", "category", "scenario"):
-            if key in info:
+        for key in ("split", "category", "scenario", "pairs_by_scenario", "delta_location", "phase", "task_type",
+                    "tool_kinds"):
+            if isinstance(info.get(key), dict):
                 print(f"    {key}: " + ", ".join(f"{k} {v}" for k, v in info[key].items()))
+        if isinstance(info.get("sandboxes"), dict) and len(info["sandboxes"]) > 1:
+            print(f"    sandboxes: {len(info['sandboxes'])} (" + ", ".join(
+                f"{name} {kinds.get('tools')}" for name, kinds in info["sandboxes"].items()) + " tools)")
     return 0
 
 
