@@ -187,6 +187,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agents = args.agent or list(BASELINES)
         for spec in agents:
             check_agent(spec)
+        from agentabstain_gym.agents.llm import apply_llm_arguments, check_llm_config
+
+        apply_llm_arguments(args)  # as environment variables, so spawned workers see them
+        if "llm" in agents:
+            try:
+                check_llm_config()
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
                             seed=args.seed)
         total = len(plan(config))
@@ -252,6 +260,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from agentabstain_gym import convolve, export
+    from agentabstain_gym.agents.llm import add_llm_arguments
+
     parser = argparse.ArgumentParser(prog="abstain-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -263,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env", nargs="*", help="env ids (default: the --suite)")
     p.add_argument("--suite", default="all", help="all | web | terminal | qa | tools (when no ids are given)")
     p.add_argument("--agent", action="append",
-                   help="random | always-abstain | never-abstain | rules | heuristic | module:Class; repeatable "
+                   help="random | always-abstain | never-abstain | rules | heuristic | llm | module:Class; repeatable "
                         "(default: all five baselines)")
     p.add_argument("--split", default="test", help="train | val | test (default test)")
     p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
@@ -273,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_llm_arguments(p)  # --base-url --model --api-key --llm-text --playbook
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("report", help="metrics tables (and plots) from JSONL episode records")
@@ -287,6 +299,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task-id", default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("convolve", help="learn a stopping playbook (CONVOLVE); base vs base+playbook on held-out tasks")
+    convolve.add_arguments(p)
+    p.set_defaults(func=convolve.run_cli)
+
+    p = sub.add_parser("export", help="episode records as chat-format JSONL for fine-tuning")
+    export.add_arguments(p)
+    p.set_defaults(func=export.run_cli)
     return parser
 
 

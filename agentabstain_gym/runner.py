@@ -149,7 +149,10 @@ def recorded_keys(out: Path) -> tuple[set[tuple[str, str, str, int]], list[dict[
 
 # ----- running ------------------------------------------------------------------------------------------------------
 def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str, Any]:
-    """Play one episode; an agent that raises ends it as a failure with the error text in ``extras["error"]``."""
+    """Play one episode; an agent that raises ends it as a failure with the error text in ``extras["error"]``.
+
+    An agent with an ``episode_extras()`` method (e.g. the LLM agent's transcript) has it merged into ``extras``.
+    """
     reset = agent.reset
     if "seed" in inspect.signature(reset).parameters:
         reset(seed=seed)  # type: ignore[call-arg]
@@ -160,10 +163,16 @@ def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str
         try:
             action = agent.act(observation, info)
         except Exception:  # noqa: BLE001 - any agent bug is recorded, never fatal to the run
-            return env.unwrapped.abort(traceback.format_exc(limit=3)[-_ERROR_CHARS:])
+            record = env.unwrapped.abort(traceback.format_exc(limit=3)[-_ERROR_CHARS:])
+            break
         observation, _reward, terminated, truncated, info = env.step(action)
         if terminated or truncated:
-            return dict(info["abstention"])
+            record = dict(info["abstention"])
+            break
+    extras = getattr(agent, "episode_extras", None)  # e.g. the LLM agent's transcript
+    if callable(extras):
+        record["extras"] = {**(record.get("extras") or {}), **extras()}
+    return record
 
 
 class _Worker:

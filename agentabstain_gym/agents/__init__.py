@@ -14,7 +14,7 @@ from agentabstain_gym.agents.base import Agent
 from agentabstain_gym.agents.baselines import AlwaysAbstainAgent, RandomAgent
 from agentabstain_gym.agents.rules import RulesAgent
 
-AGENT_NAMES = ("random", "always-abstain", "never-abstain", "rules", "heuristic")
+AGENT_NAMES = ("random", "always-abstain", "never-abstain", "rules", "heuristic", "llm")
 
 #: family -> "module:Class" of its scripted solver; the class takes ``abstain: bool`` (False = never stops).
 SOLVERS = {
@@ -58,6 +58,8 @@ def make_agent(name: str, env_id: str, *, seed: int = 0) -> Agent:
     if name not in AGENT_NAMES:
         raise KeyError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")
     family = env_family(env_id)
+    if name == "llm":  # configured from $ABSTAIN_GYM_LLM_* (see agentabstain_gym.agents.llm)
+        return importlib.import_module("agentabstain_gym.agents.llm").LLMAgent(family=family)
     if name == "always-abstain":
         return AlwaysAbstainAgent()
     if name == "random":

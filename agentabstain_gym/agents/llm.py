@@ -1,0 +1,344 @@
+"""The LLM agent (SPEC 6): any OpenAI-compatible chat-completions server acting in any family, ABSTAIN included.
+
+Each family's actions are offered as function-calling tools (``data/llm/tools.json``: QA search / answer /
+abstain, web search / click / abstain, terminal run / submit / abstain; tool sandboxes: the sandbox's own schemas
+from ``info["tools"]`` plus respond / abstain). For models without tool calling, ``use_tools=False`` asks for a
+plain-text ``name[argument]`` action and parses it from the reply.
+
+Decisions worth knowing:
+
+* **One action per turn.** The first tool call of a reply is the action; any others get a tool message saying they
+  were not run. A reply with no tool call is parsed as text.
+* **A malformed reply costs the turn.** A reply that names no known action (or calls a tool with unusable
+  arguments) is sent to the env as it is (``name(arguments)`` for a tool call), and the env answers "Invalid
+  action...", as it would for any agent.
+* **Budget.** Per episode at most ``max_requests`` requests (retries count) and ``max_tokens`` tokens (as the
+  server reports them, else estimated at four characters a token). When the budget is spent the agent **raises**
+  :class:`BudgetExhausted` by default: the runner records the episode as an agent error, a failure on either side
+  with the reason in ``extras["error"]``. Abstaining instead (``on_budget="abstain"``) is available but would credit
+  a spent budget as a correct ABSTAIN on should-abstain tasks, inflating recall, so it is not the default.
+* **Transcript.** ``agent.transcript`` lists every request of the episode: ``messages_upto`` (request i sent
+  ``messages[:messages_upto]`` plus the tools), the errors of failed attempts and the response. With ``messages``
+  it is returned by :meth:`episode_extras`, which the runner merges into ``record["extras"]["transcript"]``.
+* **Playbook.** ``playbook`` (text, a :class:`Playbook` or a path to one) is appended to the system prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from agentabstain_gym.agents.llm_client import ChatCaller, LLMError, MalformedResponse, describe_error
+from agentabstain_gym.core.actions import abstain, tool_call
+
+ENV_PLAYBOOK = "ABSTAIN_GYM_LLM_PLAYBOOK"
+ENV_TOOLS = "ABSTAIN_GYM_LLM_TOOLS"
+BUDGET_MODES = ("raise", "abstain")
+_NOT_RUN = "Not executed: one action per turn, and only the first tool call of a reply is run."
+
+
+class BudgetExhausted(RuntimeError):
+    """The episode's request or token budget is spent."""
+
+
+def load_text(name: str) -> str:
+    """A prompt or data file shipped in ``agentabstain_gym/data/llm``."""
+    return resources.files("agentabstain_gym").joinpath("data", "llm", name).read_text(encoding="utf-8")
+
+
+def family_table(family: str) -> dict[str, Any]:
+    """The family's guide paragraph and tool definitions (raises ``KeyError`` naming the known families)."""
+    table = json.loads(load_text("tools.json"))
+    if family not in table or family.startswith("_"):
+        raise KeyError(f"no LLM tools for family {family!r}; known: {', '.join(k for k in table if k[0] != '_')}")
+    return dict(table[family])
+
+
+def guess_family(info: dict[str, Any]) -> str:
+    """A family from what an env shows when none was given: tools -> tool sandbox, clickables -> web, else QA."""
+    if info.get("tools"):
+        return "tools"
+    return "web" if isinstance(info.get("available_actions"), dict) else "qa"
+
+
+class Tool:
+    """One action offered to the model: its function schema and how a call becomes an env action."""
+
+    def __init__(self, name: str, description: str, parameters: dict[str, Any], action: str | None) -> None:
+        self.name, self.description, self.parameters, self.action = name, description, parameters, action
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": self.parameters}}
+
+    @property
+    def arg_names(self) -> list[str]:
+        return list((self.parameters.get("properties") or {}).keys())
+
+    def to_action(self, arguments: dict[str, Any]) -> str | None:
+        """The env action for a call with ``arguments`` (None when a required argument is missing)."""
+        if self.action is None:  # a sandbox tool: the env takes the call itself
+            return tool_call(self.name, **arguments)
+        required = self.parameters.get("required") or []
+        if any(r not in arguments for r in required):
+            return None
+        out = self.action
+        for name in self.arg_names:
+            value = arguments.get(name, "")
+            out = out.replace("{" + name + "}", value if isinstance(value, str) else json.dumps(value))
+        return out
+
+
+def _sandbox_tools(info: dict[str, Any]) -> list[Tool]:
+    out = []
+    for item in info.get("tools") or []:
+        fn = item.get("function", item) if isinstance(item, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            out.append(Tool(fn["name"], str(fn.get("description", "")),
+                            fn.get("parameters") or {"type": "object", "properties": {}}, None))
+    return out
+
+
+class LLMAgent:
+    """An OpenAI-compatible chat model as an agent of this suite (see the module docstring for the contract)."""
+
+    def __init__(self, *, family: str | None = None, env_id: str | None = None, base_url: str | None = None,
+                 model: str | None = None, api_key: str | None = None, use_tools: bool | None = None,
+                 playbook: Any = None, max_requests: int = 40, max_tokens: int | None = 200_000,
+                 on_budget: str = "raise", name: str = "llm", **client: Any) -> None:
+        if on_budget not in BUDGET_MODES:
+            raise ValueError(f"on_budget must be one of {BUDGET_MODES}, got {on_budget!r}")
+        if family is None and env_id is not None:
+            from agentabstain_gym.agents import env_family
+
+            family = env_family(env_id)
+        self.family = family
+        if family is not None:
+            family_table(family)  # fail early on an unknown family
+        self.caller = ChatCaller(base_url=base_url, model=model, api_key=api_key, **client)
+        if use_tools is None:
+            use_tools = os.environ.get(ENV_TOOLS, "1").strip().lower() not in ("0", "false", "no", "text")
+        self.use_tools = use_tools
+        self.max_requests, self.max_tokens, self.on_budget = max_requests, max_tokens, on_budget
+        self.name = name
+        self.playbook_text: str | None = None
+        self.set_playbook(playbook if playbook is not None else os.environ.get(ENV_PLAYBOOK) or None)
+        self.reset()
+
+    # ----- configuration --------------------------------------------------------------------------------------------
+    def set_playbook(self, playbook: Any) -> None:
+        """Use ``playbook`` (text, a Playbook, a path to a playbook JSON, or None) in the next episodes' prompts."""
+        if playbook is None:
+            self.playbook_text = None
+            return
+        if hasattr(playbook, "render"):
+            self.playbook_text = playbook.render(self.family)
+            return
+        text = str(playbook)
+        if os.path.isfile(text):  # a playbook JSON (or a plain-text file of lessons)
+            from agentabstain_gym.agents.playbook import Playbook, PlaybookError
+
+            try:
+                text = Playbook.load(text).render(self.family)
+            except PlaybookError:
+                text = Path(text).read_text(encoding="utf-8")
+        elif text.endswith(".json"):
+            raise FileNotFoundError(f"no playbook file {text!r}")
+        self.playbook_text = text.strip() or None
+
+    # ----- the agent protocol ---------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self.tools: list[Tool] = []
+        self._pending: tuple[str, list[str]] = ("none", [])
+        self._budget_exhausted = False
+        self.caller.reset_counters()
+
+    @property
+    def transcript(self) -> list[dict[str, Any]]:
+        """One entry per request of the current episode (see the module docstring)."""
+        return self.caller.calls
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        if not self.messages:
+            self._start(observation, info)
+        else:
+            self._deliver(observation, info)
+        reason = self._budget_spent()
+        if reason is not None:
+            self._budget_exhausted = True
+            if self.on_budget == "raise":
+                raise BudgetExhausted(reason)
+            return abstain(f"LLM budget exhausted ({reason})")
+        schemas = [t.schema() for t in self.tools] if self.use_tools else None
+        try:
+            response = self.caller.complete(self.messages, tools=schemas)
+        except MalformedResponse as exc:  # the turn is spent, as for any unusable action
+            self.messages.append({"role": "assistant", "content": ""})
+            self._pending = ("text", [])
+            self.caller.calls[-1]["malformed"] = describe_error(exc)
+            return ""
+        message = dict(response["choices"][0].get("message") or {})
+        return self._take(message)
+
+    def episode_extras(self) -> dict[str, Any]:
+        """What the runner stores in ``record["extras"]``: the whole conversation and every request."""
+        return {"transcript": {
+            "model": self.caller.model, "tool_mode": self.use_tools, "messages": list(self.messages),
+            "tools": [t.schema() for t in self.tools] if self.use_tools else [], "calls": list(self.caller.calls),
+            "usage": {"requests": self.caller.requests, "tokens": self.caller.tokens},
+            "budget_exhausted": self._budget_exhausted, "playbook": self.playbook_text is not None}}
+
+    # ----- conversation -------------------------------------------------------------------------------------------
+    def _start(self, observation: str, info: dict[str, Any]) -> None:
+        family = self.family or guess_family(info)
+        self.family = family
+        table = family_table(family)
+        builtin = [Tool(t["name"], t["description"], t["parameters"], t["action"]) for t in table["tools"]]
+        names = {t.name for t in builtin}
+        self.tools = [t for t in _sandbox_tools(info) if t.name not in names] + builtin
+        self.messages = [{"role": "system", "content": self.system_prompt(table["guide"], info)},
+                         {"role": "user", "content": self._observation_text(observation, info, first=True)}]
+
+    def system_prompt(self, guide: str, info: dict[str, Any]) -> str:
+        if self.use_tools:
+            help_text = load_text("action_help_tools.md").strip()
+        else:
+            lines = []
+            for t in self.tools:
+                if t.action is None:
+                    lines.append(f'- {{"tool": "{t.name}", "arguments": {{...}}}}: {t.description} '
+                                 f"Parameters: {json.dumps(t.parameters, sort_keys=True)}")
+                else:
+                    arg = t.arg_names[0] if t.arg_names else ""
+                    lines.append(f"- {t.name}[{arg}]: {t.description}")
+            help_text = Template(load_text("action_help_text.md")).safe_substitute(actions="\n".join(lines)).strip()
+        prompt = Template(load_text("system.md")).safe_substitute(
+            max_turns=info.get("max_turns", "?"), guide=guide, action_help=help_text).strip()
+        if self.playbook_text:
+            prompt += "\n\n" + Template(load_text("playbook.md")).safe_substitute(playbook=self.playbook_text).strip()
+        return prompt
+
+    @staticmethod
+    def _observation_text(observation: str, info: dict[str, Any], *, first: bool = False) -> str:
+        text = observation
+        instruction = str(info.get("instruction") or "")
+        if first and instruction and instruction not in observation:
+            text = f"Instruction: {instruction}\n\n{observation}"
+        available = info.get("available_actions")
+        if isinstance(available, dict) and available.get("clickables"):
+            text += "\n\nClickable: " + ", ".join(map(str, available["clickables"]))
+        return text
+
+    def _deliver(self, observation: str, info: dict[str, Any]) -> None:
+        kind, ids = self._pending
+        text = self._observation_text(observation, info)
+        if kind == "tool" and ids:
+            self.messages.append({"role": "tool", "tool_call_id": ids[0], "content": text})
+            self.messages.extend({"role": "tool", "tool_call_id": i, "content": _NOT_RUN} for i in ids[1:])
+        else:
+            self.messages.append({"role": "user", "content": text})
+
+    def _budget_spent(self) -> str | None:
+        if self.caller.requests >= self.max_requests:
+            return f"{self.caller.requests} requests of {self.max_requests}"
+        if self.max_tokens is not None and self.caller.tokens >= self.max_tokens:
+            return f"{self.caller.tokens} tokens of {self.max_tokens}"
+        return None
+
+    def _take(self, message: dict[str, Any]) -> str:
+        """Record the assistant message and turn it into one env action."""
+        content = message.get("content")
+        calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        kept: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else ""}
+        if calls:
+            kept["tool_calls"] = [{"id": str(c.get("id") or f"call_{i}"), "type": "function",
+                                   "function": {"name": str((c.get("function") or {}).get("name", "")),
+                                                "arguments": str((c.get("function") or {}).get("arguments") or "")}}
+                                  for i, c in enumerate(calls)]
+        self.messages.append(kept)
+        if calls:
+            self._pending = ("tool", [c["id"] for c in kept["tool_calls"]])
+            fn = kept["tool_calls"][0]["function"]
+            return self._call_action(fn["name"], fn["arguments"])
+        self._pending = ("text", [])
+        return self.parse_text(kept["content"])
+
+    def _tool(self, name: str) -> Tool | None:
+        for t in self.tools:
+            if t.name == name:
+                return t
+        return None
+
+    def _call_action(self, name: str, raw: str) -> str:
+        tool = self._tool(name)
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            arguments = None
+        action = tool.to_action(arguments) if tool is not None and isinstance(arguments, dict) else None
+        return action if action is not None else f"{name}({raw})"  # malformed: sent as is, costs the turn
+
+    def parse_text(self, text: str) -> str:
+        """The action in a plain-text reply: the last ``name[argument]`` of a known action, else a tool-call JSON
+        object, else the reply unchanged (the env will call it invalid)."""
+        names = [t.name for t in self.tools if t.action is not None]
+        if names:
+            starts = list(re.finditer(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, names)) + r")\[", text))
+            for m in reversed(starts):
+                end = text.rfind("]")
+                if end > m.end() - 1:
+                    tool = self._tool(m.group(1))
+                    assert tool is not None
+                    arg = text[m.end():end]
+                    args = {tool.arg_names[0]: arg} if tool.arg_names else {}
+                    action = tool.to_action(args)
+                    if action is not None:
+                        return action
+        m = re.search(r"\{.*\}", text, re.DOTALL)
+        if m and any(t.action is None for t in self.tools):
+            try:
+                data = json.loads(m.group(0))
+                if isinstance(data, dict) and isinstance(data.get("tool"), str):
+                    return m.group(0)
+            except ValueError:
+                pass
+        return text.strip()
+
+
+def add_llm_arguments(parser: Any) -> None:
+    """``--base-url``, ``--model``, ``--api-key``, ``--llm-text``, ``--playbook``: the options of ``--agent llm``."""
+    parser.add_argument("--base-url", default=None, help="OpenAI-compatible server, e.g. http://localhost:8000/v1 "
+                        "(default $ABSTAIN_GYM_LLM_BASE_URL)")
+    parser.add_argument("--model", default=None, help="model name (default $ABSTAIN_GYM_LLM_MODEL)")
+    parser.add_argument("--api-key", default=None, help="API key (default $ABSTAIN_GYM_LLM_API_KEY, $OPENAI_API_KEY)")
+    parser.add_argument("--llm-text", action="store_true",
+                        help="plain-text name[argument] actions instead of tool calls (models without tools)")
+    parser.add_argument("--playbook", default=None, help="a playbook JSON appended to the LLM's system prompt")
+
+
+def check_llm_config() -> None:
+    """Raise ``ValueError`` (with what to set) when ``--agent llm`` could not be built from the environment, so a
+    CLI can refuse before starting workers."""
+    LLMAgent(family="qa")
+
+
+def apply_llm_arguments(args: Any) -> None:
+    """Put the LLM options into the environment, where ``make_agent("llm", ...)`` reads them in every worker."""
+    from agentabstain_gym.agents.llm_client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL
+
+    for value, var in ((getattr(args, "base_url", None), ENV_BASE_URL), (getattr(args, "model", None), ENV_MODEL),
+                       (getattr(args, "api_key", None), ENV_API_KEY), (getattr(args, "playbook", None), ENV_PLAYBOOK)):
+        if value:
+            os.environ[var] = str(value)
+    if getattr(args, "llm_text", False):
+        os.environ[ENV_TOOLS] = "0"
+
+
+__all__ = ["BudgetExhausted", "LLMAgent", "LLMError", "add_llm_arguments", "apply_llm_arguments",
+           "check_llm_config", "family_table", "guess_family"]
