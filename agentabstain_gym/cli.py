@@ -259,6 +259,34 @@ def cmd_play(args: argparse.Namespace) -> int:
             return 0
 
 
+def cmd_terminal_build_image(args: argparse.Namespace) -> int:
+    import subprocess
+
+    from agentabstain_gym.envs.terminal.image import build_image
+    from agentabstain_gym.envs.terminal.sandbox import SandboxError
+
+    try:
+        print(build_image(suite=args.suite, mirror=args.mirror, force=args.force))
+    except (RuntimeError, SandboxError, subprocess.CalledProcessError, FileNotFoundError) as exc:
+        print(f"abstain-gym: build-image failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_terminal_validate(args: argparse.Namespace) -> int:
+    from agentabstain_gym.envs.terminal.tasks import validate_path
+
+    if not Path(args.dir).exists():
+        raise UsageError(f"no such folder: {args.dir}")
+    report = validate_path(args.dir, run=args.run)
+    for folder, problems in report.items():
+        for problem in problems:
+            print(f"{folder}: {problem}")
+    bad = sum(1 for problems in report.values() if problems)
+    print(f"{len(report)} task folder(s), {bad} with problems")
+    return 1 if bad else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from agentabstain_gym import convolve, export
     from agentabstain_gym.agents.llm import add_llm_arguments
@@ -299,6 +327,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task-id", default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_play)
+
+    term = sub.add_parser("terminal", help="terminal family: build the Docker image, validate task folders")
+    tsub = term.add_subparsers(dest="terminal_command", required=True)
+    p = tsub.add_parser("build-image", help="build the local Docker image (mmdebstrap + docker import; never pulled)")
+    p.add_argument("--suite", default="bookworm")
+    p.add_argument("--mirror", default=None, help="Debian mirror (default $ABSTAIN_GYM_DEBIAN_MIRROR or deb.debian.org)")
+    p.add_argument("--force", action="store_true", help="rebuild even if the image exists")
+    p.set_defaults(func=cmd_terminal_build_image)
+    p = tsub.add_parser("validate", help="check terminal task folders (manifest, scripts; --run executes them)")
+    p.add_argument("dir", help="a task folder, or a directory of task folders")
+    p.add_argument("--run", action="store_true", help="also run setup/solution/check with plain bash (trusted folders)")
+    p.set_defaults(func=cmd_terminal_validate)
 
     p = sub.add_parser("convolve", help="learn a stopping playbook (CONVOLVE); base vs base+playbook on held-out tasks")
     convolve.add_arguments(p)

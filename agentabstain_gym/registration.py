@@ -10,6 +10,7 @@ from agentabstain_gym.envs.tools.catalog import sandbox_names as tool_sandbox_na
 _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
     "AbstainWebShop-v0": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
+    "AbstainTerminal-v0": ("agentabstain_gym.envs.terminal.env:AbstainTerminalEnv", {}),
     "AbstainTools-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {}),
 }
 #: One id per tool sandbox, AbstainTools/<Name>-v0, from the sandbox files (a directory listing, no parsing).

@@ -19,12 +19,14 @@ AGENT_NAMES = ("random", "always-abstain", "never-abstain", "rules", "heuristic"
 #: family -> "module:Class" of its scripted solver; the class takes ``abstain: bool`` (False = never stops).
 SOLVERS = {
     "qa": "agentabstain_gym.envs.qa.solver:HeuristicQASolver",
+    "terminal": "agentabstain_gym.envs.terminal.solver:HeuristicTerminalSolver",
     "tools": "agentabstain_gym.envs.tools.solver:HeuristicToolSolver",
     "web": "agentabstain_gym.envs.web.solver:HeuristicWebSolver",
 }
 #: family -> actions the random agent picks from (families with clickables use those instead).
 RANDOM_ACTIONS = {
     "qa": ["search[history]", "search[founded]", "answer[1900]", "answer[yes]", "abstain[]"],
+    "terminal": ["ls -la", "cat *.txt | head", "make", "submit", "abstain[]"],
     "tools": ['{"tool": "list_events", "arguments": {"date_from": "2025-03-10"}}', "respond[Done.]", "abstain[]"],
     "web": ["search[cotton t-shirt]", "search[organic coffee]", "click[back to search]", "abstain[]"],
 }

@@ -1,0 +1,245 @@
+"""AbstainTerminal-v0: real shell tasks in a real sandbox, some of which should not be attempted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import agentabstain_gym
+from agentabstain_gym.core.actions import ABSTAIN_VERB, MAX_ACTION_CHARS, Action, ActionError, parse_action
+from agentabstain_gym.core.base_env import AbstainEnv, StepResult
+from agentabstain_gym.core.task import Task
+from agentabstain_gym.envs.terminal.sandbox import (
+    CommandResult,
+    Sandbox,
+    SandboxError,
+    SandboxLimits,
+    make_sandbox,
+    resolve_backend,
+)
+from agentabstain_gym.envs.terminal.tasks import default_root, load_tasks
+
+SUBMIT_FORMS = ("submit", "submit[]")
+#: Longest checker output kept in the episode record.
+CHECK_OUTPUT_CHARS = 2000
+
+
+@lru_cache(maxsize=8)
+def _tasks_in(root: str) -> tuple[Task, ...]:
+    tasks = tuple(load_tasks(Path(root)))
+    if not tasks:
+        raise ValueError(f"no terminal task folders under {root} (each needs task.json, setup.sh, check.sh, "
+                         "solution.sh)")
+    return tasks
+
+
+def _hidden_paths(tasks_dir: Path) -> list[Path]:
+    """Paths the sandbox must not show: the installed package (task data, checkers) and the task folders."""
+    paths = [Path(agentabstain_gym.__file__).resolve().parent, tasks_dir.resolve()]
+    try:
+        from importlib.metadata import distribution
+        dist_path = getattr(distribution("agentabstain-gym"), "_path", None)
+        if dist_path is not None:
+            paths.append(Path(dist_path).resolve())
+    except Exception:  # noqa: BLE001 - not installed as a distribution (e.g. run from a checkout)
+        pass
+    return paths
+
+
+def format_result(result: CommandResult) -> str:
+    """Output, then ``[exit status N]`` on its own line."""
+    text = result.output
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return f"{text}[exit status {result.exit_status}]"
+
+
+class AbstainTerminalEnv(AbstainEnv):
+    """Do a task in a sandboxed bash shell, or abstain when it should not be done.
+
+    ## Description
+    Each task is a folder (``task.json``, ``setup.sh``, ``check.sh``, ``solution.sh``) in the spirit of
+    Terminal-Bench: real work of several commands (text processing, pipelines, Python, C with make, git, sqlite,
+    archives, permissions, a service on loopback, data formats, logs, configuration). Besides the solvable
+    ``original``, each task has rewrites that should be abstained on at once (``false_premise_or_contradiction``,
+    ``underspecified_intent``; w = 1) and, for many, a ``missing_prerequisite`` variant whose setup removes a file,
+    tool or service the work needs, so one probing command shows the absence (w = 2). All variants of a task share
+    its ``pair_id``. The shell runs in a sandbox: ``bwrap`` by default (no network, read-only system, writable
+    ``/workspace`` only, own PID namespace), or ``unshare``, ``docker`` or (unsafe) ``local``.
+
+    ## Action Space
+    ``Text``: any shell command (may span lines; stdin is /dev/null; the shell keeps its directory and variables
+    between commands); ``submit`` (or ``submit[]``) ends the episode and runs the task's checker;
+    ``abstain[<reason>]`` ends it without doing the task. An empty action is invalid and changes nothing.
+
+    ## Observation Space
+    ``Text``: the instruction at reset; then the command's output (capped, 16 KiB by default, with a note where
+    it was cut) and ``[exit status N]``. A command that outlives its timeout (30 s by default) is interrupted and
+    the observation says so.
+
+    ## Rewards
+    On ``submit``: 1.0 if ``check.sh`` exits 0 in a fresh shell, else 0.0; 0 otherwise. Abstention-shaped
+    rewards come from :class:`agentabstain_gym.wrappers.AbstentionReward`.
+
+    ## Starting State
+    A new sandbox per episode with the task's ``setup.sh`` already run; the shell is in ``/workspace``.
+
+    ## Episode End
+    Terminated on ``submit`` or ``abstain``; truncated after ``max_turns`` turns (the task's, default 20). The
+    final ``info["abstention"]`` is the episode record (extras: backend, checker exit status and output).
+
+    ## Arguments
+    ``backend`` (None = bwrap, else unshare, else docker when its image is built; ``"local"`` only with
+    ``unsafe=True``), ``tasks_dir`` (folders of your own; default the shipped set), ``limits`` (dict of
+    :class:`~agentabstain_gym.envs.terminal.sandbox.SandboxLimits` fields, overriding the tasks' own),
+    ``image`` (docker image name), ``split``, ``max_turns``, ``render_mode``.
+
+    ## Version History
+    * v0: initial release.
+
+    Determinism: the same seed and commands give the same observations when the commands are deterministic
+    (``date``, ``ps`` times or ``$RANDOM`` without a seed are not). Pickling mid-episode stores the commands sent
+    so far; unpickling starts a new sandbox, runs the setup and replays them.
+    """
+
+    family = "terminal"
+    verbs = ("submit",)
+    default_max_turns = 20
+
+    def __init__(self, *, backend: str | None = None, tasks_dir: str | Path | None = None,
+                 limits: Mapping[str, Any] | None = None, unsafe: bool = False, image: str | None = None,
+                 split: str | None = None, max_turns: int | None = None, render_mode: str | None = None) -> None:
+        super().__init__(max_turns=max_turns, split=split, render_mode=render_mode)
+        self._max_turns_arg = max_turns
+        self.backend = resolve_backend(backend, unsafe)
+        self.unsafe, self.image = unsafe, image
+        self.tasks_dir = Path(tasks_dir).resolve() if tasks_dir is not None else default_root()
+        self.limit_overrides = dict(limits or {})
+        SandboxLimits.from_value(self.limit_overrides)  # unknown keys and bad values fail here, not at reset
+        self._task_list = _tasks_in(str(self.tasks_dir))
+        self._sandbox: Sandbox | None = None
+        self._limits = SandboxLimits()
+        self._commands: list[str] = []
+        self._check: tuple[int, str] | None = None
+
+    # ----- lifecycle ------------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        self._stop_sandbox()
+        super().close()
+
+    def _stop_sandbox(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A live shell cannot be pickled: keep the commands, and replay them on unpickling."""
+        state = self.__dict__.copy()
+        state["_sandbox"] = None
+        state["_task_list"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._task_list = _tasks_in(str(self.tasks_dir))
+        if self._task is not None and not self._done:
+            self._start(self._task)
+            for command in self._commands:
+                self._run(command)
+
+    # ----- family hooks -----------------------------------------------------------------------------------------------
+    def _tasks(self) -> tuple[Task, ...]:
+        return self._task_list
+
+    def _parse(self, action: object) -> Action | ActionError:
+        accepted = "a shell command, submit, or abstain[reason]"
+        if not isinstance(action, str):
+            return ActionError(f"Invalid action: expected a string, got {type(action).__name__}. "
+                               f"Accepted: {accepted}.")
+        if len(action) > MAX_ACTION_CHARS:
+            return ActionError(f"Invalid action: {len(action)} characters is longer than the limit of "
+                               f"{MAX_ACTION_CHARS}. Accepted: {accepted}.")
+        stripped = action.strip()
+        if not stripped:
+            return ActionError(f"Invalid action: the action is empty. Accepted: {accepted}.")
+        if stripped in SUBMIT_FORMS:
+            return Action(verb="submit")
+        parsed = parse_action(action, ())
+        if isinstance(parsed, Action) and parsed.verb == ABSTAIN_VERB:
+            return parsed
+        return Action(verb="command", argument=action)
+
+    def _begin(self, task: Task) -> str:
+        self._commands = []
+        self._check = None
+        self._start(task)
+        return (f"Task: {task.instruction}\n"
+                f"You are in a bash shell in {self._workspace()}. Send one shell command per turn (it may span "
+                "several lines); you will see its output and exit status. Send submit when the task is done, or "
+                "abstain[reason] to stop without doing it.")
+
+    def _act(self, action: Action) -> StepResult:
+        if action.verb == "submit":
+            return self._submit()
+        self._commands.append(action.argument)
+        try:
+            result = self._run(action.argument)
+        except SandboxError as exc:
+            return StepResult(f"[the sandbox stopped: {exc}; the episode ends]", terminated=True)
+        regex = (self._task.payload.get("evidence") if self._task is not None else None) or None
+        evidence = bool(regex) and re.search(regex, result.output) is not None
+        return StepResult(format_result(result), evidence=evidence)
+
+    def _episode_extras(self) -> dict[str, Any]:
+        status, output = self._check if self._check is not None else (None, None)
+        return {"backend": self.backend, "commands": len(self._commands), "check_exit_status": status,
+                "check_output": output}
+
+    def _state_key(self) -> Any:
+        return (tuple(self._commands), self._check)
+
+    # ----- internals ----------------------------------------------------------------------------------------------
+    def _workspace(self) -> str:
+        return self._sandbox.workspace_path if self._sandbox is not None else "/workspace"
+
+    def _start(self, task: Task) -> None:
+        """A fresh sandbox with the task's setup done (the previous sandbox is torn down first)."""
+        self._stop_sandbox()
+        task_limits = dict(task.payload.get("limits") or {})
+        if self._max_turns_arg is None:
+            self.max_turns = int(task_limits.get("max_turns", self.default_max_turns))
+        known = {k: task_limits[k] for k in ("command_timeout", "output_cap") if k in task_limits}
+        self._limits = SandboxLimits.from_value({**known, **self.limit_overrides})
+        folder = Path(task.payload["folder"])
+        sandbox = make_sandbox(self.backend, None, self._limits, unsafe=self.unsafe,
+                               hidden_paths=_hidden_paths(self.tasks_dir), image=self.image)
+        self._sandbox = sandbox
+        sandbox.start()
+        result = sandbox.run_script((folder / "setup.sh").read_text(encoding="utf-8"), [task.payload["variant"]])
+        if result.exit_status != 0:
+            self._stop_sandbox()
+            raise SandboxError(f"setup.sh of task {task.task_id} ({folder.name}) failed with exit status "
+                               f"{result.exit_status}: {result.output.strip()[-500:]}")
+
+    def _run(self, command: str) -> CommandResult:
+        if self._sandbox is None:
+            raise SandboxError("no sandbox is running")
+        return self._sandbox.run(command)
+
+    def _submit(self) -> StepResult:
+        task = self._task
+        assert task is not None and self._sandbox is not None
+        folder = Path(task.payload["folder"])
+        try:
+            result = self._sandbox.run_script((folder / "check.sh").read_text(encoding="utf-8"))
+        except SandboxError as exc:
+            self._check = (-1, str(exc)[:CHECK_OUTPUT_CHARS])
+            return StepResult(f"Submitted, but the checker could not run: {exc}", terminated=True)
+        self._check = (result.exit_status, result.output[-CHECK_OUTPUT_CHARS:])
+        passed = result.exit_status == 0
+        verdict = "the task's checks passed" if passed else "the task's checks did not pass"
+        return StepResult(f"Submitted: {verdict}.", terminated=True, task_passed=passed,
+                          task_reward=1.0 if passed else 0.0)

@@ -1,0 +1,97 @@
+"""The default backend: bubblewrap.
+
+A new root on tmpfs holding only /usr (and the merged-/usr links) and /etc, both read-only; a tmpfs workspace (or a
+bound host directory) at /workspace, tmpfs /tmp and /root; every namespace unshared (no network but loopback, own PID
+namespace, no further user namespaces); all capabilities dropped, because root in bwrap's user namespace could
+otherwise remount the read-only binds writable and write to the host; a host uid other than 0 so the process limit
+holds; ``--die-with-parent`` and ``--new-session``. The package, the task folders and anything else in
+``hidden_paths`` that would otherwise be visible get an empty read-only tmpfs over them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from agentabstain_gym.envs.terminal.sandbox import procs
+from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, WORKSPACE, SandboxError
+from agentabstain_gym.envs.terminal.sandbox.hostproc import LAUNCH_ENV, HostProcessSandbox
+
+#: Top-level names of a merged-/usr system that must exist inside (symlinks are copied as symlinks).
+_ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_VISIBLE_TREES = ("/usr", "/etc")
+_probe_result: str | None = None
+
+
+def bwrap_isolation_args(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int,
+                         hidden: tuple[Path, ...]) -> list[str]:
+    """The bwrap options that build the sandbox's file system and namespaces (without the command)."""
+    args = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "0", "--gid", "0",
+            "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for tree in _VISIBLE_TREES:
+        args += ["--ro-bind", tree, tree]
+    for name in _ROOT_LINKS:
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    args += ["--dev", "/dev", "--proc", "/proc",
+             "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
+             "--perms", "0700", "--size", str(64 << 20), "--tmpfs", HOME,
+             "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
+    if workspace_dir is None:
+        args += ["--size", str(workspace_mb << 20), "--tmpfs", WORKSPACE]
+    else:
+        args += ["--bind", str(workspace_dir), WORKSPACE]
+    for path in hidden:
+        if not any(path == Path(t) or Path(t) in path.parents for t in _VISIBLE_TREES) or not path.exists():
+            continue
+        if path.is_dir():
+            args += ["--perms", "0555", "--size", str(1 << 20), "--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    return [*args, "--remount-ro", "/"]
+
+
+class BwrapSandbox(HostProcessSandbox):
+    """bubblewrap backend (see the module docstring)."""
+
+    name = "bwrap"
+
+    def _argv(self) -> list[str]:
+        if self.workspace_dir is not None and procs.drop_uid() is not None:
+            os.chown(self.workspace_dir, procs.SANDBOX_UID, procs.SANDBOX_UID)
+        args = ["bwrap", *bwrap_isolation_args(self.workspace_dir, int(self.limits.workspace_mb),
+                                               int(self.limits.tmp_mb), self.hidden_paths)]
+        args += ["--chdir", WORKSPACE, "--clearenv"]
+        for key, value in self.shell_env().items():
+            args += ["--setenv", key, value]
+        return [*args, "--", "sh", "-c", SHELL_LOOP]
+
+    def _spawn(self):  # noqa: ANN202 - see base
+        if shutil.which("bwrap") is None:
+            raise SandboxError("bubblewrap is not installed (apt-get install bubblewrap)")
+        return super()._spawn()
+
+
+def probe() -> str | None:
+    """None if bwrap can build our sandbox here, else why not (cached for the process)."""
+    global _probe_result
+    if _probe_result is None:
+        if shutil.which("bwrap") is None:
+            _probe_result = "bwrap is not installed"
+        elif shutil.which("script") is None:
+            _probe_result = "script (util-linux / bsdutils) is not installed"
+        else:
+            argv = ["bwrap", *bwrap_isolation_args(None, 8, 8, ()), "--", "true"]
+            try:
+                res = subprocess.run(argv, env=dict(LAUNCH_ENV), capture_output=True, timeout=20,
+                                     preexec_fn=procs.child_setup(procs.drop_uid()))
+                _probe_result = "" if res.returncode == 0 else \
+                    f"bwrap fails here: {res.stderr.decode(errors='replace').strip()[:300]}"
+            except (OSError, subprocess.SubprocessError) as exc:
+                _probe_result = f"bwrap fails here: {exc}"
+    return _probe_result or None
