@@ -74,7 +74,7 @@ def test_worker_count_does_not_change_records() -> None:
 
 @pytest.mark.parametrize("env_id", list(agentabstain_gym.ENV_IDS))
 def test_constant_agents_score_zero_paired_accuracy(env_id: str) -> None:
-    config = EvalConfig(env_ids=[env_id], agents=["always-abstain", "never-abstain"], episodes=24)
+    config = EvalConfig(env_ids=[env_id], agents=["always-abstain", "never-abstain"], split="test")
     records = evaluate(config)
     by_agent = metrics.report(records, bootstrap=0)["by_agent"]
     assert by_agent["always-abstain"]["over_abstention_rate"] == 1.0
