@@ -36,9 +36,11 @@ def test_info_before_the_end_carries_only_what_an_agent_may_know(env_id: str) ->
             seen.append((obs, info))
         for obs, info in seen:
             assert set(info) <= AGENT_INFO_KEYS, set(info) - AGENT_INFO_KEYS
-            blob = obs + " " + " ".join(str(v) for k, v in info.items() if k != "instruction")
+            # tool schemas may name a product "category" field; label names are checked on everything else
+            blob = obs + " " + " ".join(str(v) for k, v in info.items() if k not in ("instruction", "tools"))
             for word in LABEL_WORDS:
                 assert word not in blob.lower(), (category, word)
+            blob += " " + str(info.get("tools", ""))
             for label in forbidden:
                 assert not re.search(rf"\b{re.escape(label)}\b", blob), (category, label)
 
