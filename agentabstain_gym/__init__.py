@@ -8,10 +8,10 @@ Importing the package registers every environment id (see :mod:`agentabstain_gym
 """
 
 from agentabstain_gym.core.actions import ABSTAIN, abstain, tool_call
-from agentabstain_gym.registration import ENV_IDS, register_envs
+from agentabstain_gym.registration import ENV_IDS, SB3_ENV_IDS, register_envs
 
 __version__ = "0.1.0"
 
 register_envs()
 
-__all__ = ["ABSTAIN", "ENV_IDS", "__version__", "abstain", "register_envs", "tool_call"]
+__all__ = ["ABSTAIN", "ENV_IDS", "SB3_ENV_IDS", "__version__", "abstain", "register_envs", "tool_call"]

@@ -287,6 +287,17 @@ def cmd_terminal_validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        import stable_baselines3  # noqa: F401
+    except ImportError:
+        raise UsageError("train needs the rl extra: pip install torch==2.13.0 'agentabstain-gym[rl,plot]'") from None
+    from agentabstain_gym.rl.train import config_from_args, run
+
+    run(config_from_args(args), plot=not args.no_plot)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from agentabstain_gym import convolve, export
     from agentabstain_gym.agents.llm import add_llm_arguments
@@ -302,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env", nargs="*", help="env ids (default: the --suite)")
     p.add_argument("--suite", default="all", help="all | web | terminal | qa | tools (when no ids are given)")
     p.add_argument("--agent", action="append",
-                   help="random | always-abstain | never-abstain | rules | heuristic | llm | module:Class; repeatable "
+                   help="random | always-abstain | never-abstain | rules | heuristic | llm | sb3:PATH | module:Class; "
+                        "repeatable "
                         "(default: all five baselines)")
     p.add_argument("--split", default="test", help="train | val | test (default test)")
     p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
@@ -339,6 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="a task folder, or a directory of task folders")
     p.add_argument("--run", action="store_true", help="also run setup/solution/check with plain bash (trusted folders)")
     p.set_defaults(func=cmd_terminal_validate)
+
+    from agentabstain_gym.rl.train import add_arguments as add_train_arguments  # imports no torch
+
+    p = sub.add_parser("train", help="train PPO stopping policies on a family's *-Stop-v0 env; compare with baselines")
+    add_train_arguments(p)
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("convolve", help="learn a stopping playbook (CONVOLVE); base vs base+playbook on held-out tasks")
     convolve.add_arguments(p)

@@ -9,15 +9,22 @@ from agentabstain_gym.envs.tools.catalog import sandbox_names as tool_sandbox_na
 #: id -> (entry point, default kwargs). Entry points are "module:Class" strings so ``spec.to_json()`` works.
 _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
+    "AbstainQA-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainQA-v0"}),
     "AbstainWebShop-v0": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
+    "AbstainWebShop-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainWebShop-v0"}),
+    "AbstainWebShop-Discrete-v0": ("agentabstain_gym.wrappers.rl.discrete:DiscreteActionEnv", {"env_id": "AbstainWebShop-v0"}),
     "AbstainTerminal-v0": ("agentabstain_gym.envs.terminal.env:AbstainTerminalEnv", {}),
+    "AbstainTerminal-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv",
+                                {"env_id": "AbstainTerminal-v0"}),
     "AbstainTools-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {}),
 }
 #: One id per tool sandbox, AbstainTools/<Name>-v0, from the sandbox files (a directory listing, no parsing).
 _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {"sandbox": name})
               for name in tool_sandbox_names()})
 
-ENV_IDS: tuple[str, ...] = tuple(_ENVS)
+#: Family ids (text spaces; what agents are evaluated on) and SB3-ready forms (numeric spaces); all are registered.
+ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if not _ENVS[e][0].startswith("agentabstain_gym.wrappers."))
+SB3_ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if e not in ENV_IDS)
 
 
 def register_envs() -> None:

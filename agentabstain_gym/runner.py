@@ -80,7 +80,7 @@ def check_env_id(env_id: str) -> None:
 
 def check_agent(spec: str) -> None:
     if spec not in AGENT_NAMES and ":" not in spec:
-        raise KeyError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}, or module:Class")
+        raise KeyError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}, sb3:PATH, or module:Class")
 
 
 def load_user_agent(spec: str) -> Agent:
@@ -107,12 +107,14 @@ def load_user_agent(spec: str) -> Agent:
 
 
 def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
-    return make_agent(spec, env_id, seed=seed) if spec in AGENT_NAMES else load_user_agent(spec)
+    if spec in AGENT_NAMES or spec.startswith("sb3:"):
+        return make_agent(spec, env_id, seed=seed)
+    return load_user_agent(spec)
 
 
 def agent_label(spec: str, agent: Agent | None = None) -> str:
     """The name written into records: the built-in name, or the user agent's ``name`` (else its spec)."""
-    if spec in AGENT_NAMES:
+    if spec in AGENT_NAMES or spec.startswith("sb3:"):
         return spec
     return str(getattr(agent, "name", None) or spec)
 

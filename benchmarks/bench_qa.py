@@ -12,6 +12,7 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from floor import cartpole, timed_rollouts
 
 import agentabstain_gym  # noqa: F401
 from agentabstain_gym.core.search_index import SearchIndex, tokenize
@@ -20,37 +21,7 @@ from agentabstain_gym.envs.qa.dataset import build_dataset
 
 def steps_per_second(env: gym.Env, actions: list[str], episodes: int) -> tuple[float, float]:
     """(steps/s over the given actions, mean reset latency in ms), resetting between episodes."""
-    step_time = reset_time = 0.0
-    steps = 0
-    for i in range(episodes):
-        t0 = time.perf_counter()
-        env.reset(seed=i)
-        reset_time += time.perf_counter() - t0
-        for action in actions:
-            t0 = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(action)
-            step_time += time.perf_counter() - t0
-            steps += 1
-            if terminated or truncated:
-                break
-    return steps / step_time, 1000 * reset_time / episodes
-
-
-def cartpole(episodes: int) -> tuple[float, float]:
-    env = gym.make("CartPole-v1")
-    steps, step_time, reset_time = 0, 0.0, 0.0
-    for i in range(episodes):
-        t0 = time.perf_counter()
-        env.reset(seed=i)
-        reset_time += time.perf_counter() - t0
-        done = False
-        while not done:
-            t0 = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(i % 2)
-            step_time += time.perf_counter() - t0
-            steps += 1
-            done = terminated or truncated
-    return steps / step_time, 1000 * reset_time / episodes
+    return timed_rollouts(env, episodes, lambda i, j: actions[j], per_episode=len(actions))
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:

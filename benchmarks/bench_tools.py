@@ -12,6 +12,7 @@ import json
 import time
 
 import gymnasium as gym
+from floor import cartpole, timed_rollouts
 
 import agentabstain_gym  # noqa: F401
 from agentabstain_gym.core.actions import tool_call
@@ -34,38 +35,8 @@ def calls_of(sandbox: str, kinds: tuple[str, ...]) -> list[str]:
 def steps_per_second(env: gym.Env, task_ids: list[str], actions: list[str], episodes: int,
                      per_episode: int = 25) -> tuple[float, float]:
     """(steps/s, mean reset ms): each episode resets to the next task and replays up to ``per_episode`` actions."""
-    step_time = reset_time = 0.0
-    steps = 0
-    for i in range(episodes):
-        t0 = time.perf_counter()
-        env.reset(seed=i, options={"task_id": task_ids[i % len(task_ids)]})
-        reset_time += time.perf_counter() - t0
-        for j in range(per_episode):
-            action = actions[(i + j) % len(actions)]
-            t0 = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(action)
-            step_time += time.perf_counter() - t0
-            steps += 1
-            if terminated or truncated:
-                break
-    return steps / step_time, 1000 * reset_time / episodes
-
-
-def cartpole(episodes: int) -> tuple[float, float]:
-    env = gym.make("CartPole-v1")
-    steps, step_time, reset_time = 0, 0.0, 0.0
-    for i in range(episodes):
-        t0 = time.perf_counter()
-        env.reset(seed=i)
-        reset_time += time.perf_counter() - t0
-        done = False
-        while not done:
-            t0 = time.perf_counter()
-            _, _, terminated, truncated, _ = env.step(i % 2)
-            step_time += time.perf_counter() - t0
-            steps += 1
-            done = terminated or truncated
-    return steps / step_time, 1000 * reset_time / episodes
+    return timed_rollouts(env, episodes, lambda i, j: actions[(i + j) % len(actions)], per_episode=per_episode,
+                          options=lambda i: {"task_id": task_ids[i % len(task_ids)]})
 
 
 def main() -> None:

@@ -1,4 +1,9 @@
-"""One conformance suite over every registered id: a new env is tested the moment it is registered."""
+"""One conformance suite over every registered id: a new env is tested the moment it is registered.
+
+Family ids take Text actions and are fuzzed with text; the SB3-ready forms (``registration.SB3_ENV_IDS``: Box
+observations, Discrete actions) get the same determinism, pickling, spec and error checks through
+:func:`probe_actions` and :func:`plain`, and are fuzzed with every action their space allows.
+"""
 
 from __future__ import annotations
 
@@ -9,31 +14,50 @@ import sys
 import warnings
 
 import gymnasium as gym
+import numpy as np
 import pytest
+from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import agentabstain_gym
+from agentabstain_gym.registration import SB3_ENV_IDS
 
-ENV_IDS = list(agentabstain_gym.ENV_IDS)
+TEXT_IDS = list(agentabstain_gym.ENV_IDS)
+NUMERIC_IDS = list(SB3_ENV_IDS)
+ENV_IDS = TEXT_IDS + NUMERIC_IDS
 
 
-def probe_actions(env: gym.Env) -> list[str]:
-    """A fixed, family-aware action script: every verb with a plausible argument, and some invalid actions."""
+def abstain_action(env: gym.Env) -> object:
+    """The ABSTAIN action in the env's own action space (``abstain[]`` for text envs)."""
+    return getattr(env.unwrapped, "abstain_action", "abstain[]")
+
+
+def plain(value: object) -> object:
+    """Arrays as lists, so trajectories compare with ``==`` and serialise to JSON."""
+    return value.tolist() if isinstance(value, np.ndarray) else value
+
+
+def probe_actions(env: gym.Env) -> list:
+    """A fixed, family-aware action script: every verb with a plausible argument, and some invalid actions; for a
+    Discrete form, each non-ABSTAIN action in turn, then ABSTAIN."""
+    if isinstance(env.action_space, spaces.Discrete):
+        stop = abstain_action(env)
+        return [a for a in range(int(env.action_space.n)) if a != stop][:6] + [stop]
     verbs = env.unwrapped.verbs
     actions = [f"{verb}[probe {i}]" for i in range(2) for verb in verbs if verb not in ("answer", "submit")]
     return ["not an action", "search[", *actions, "", "abstain[done]"]
 
 
-def rollout(env: gym.Env, seed: int, actions: list[str]) -> list[tuple]:
+def rollout(env: gym.Env, seed: int, actions: list) -> list[tuple]:
     trajectory = []
     obs, info = env.reset(seed=seed)
-    trajectory.append((obs, json.dumps(info, sort_keys=True)))
+    trajectory.append((plain(obs), json.dumps(info, sort_keys=True)))
     for action in actions:
         obs, reward, terminated, truncated, info = env.step(action)
-        trajectory.append((obs, reward, terminated, truncated, json.dumps(info, sort_keys=True)))
+        trajectory.append((plain(obs), reward, terminated, truncated, json.dumps(info, sort_keys=True)))
         if terminated or truncated:
             break
     return trajectory
@@ -91,7 +115,7 @@ def test_pickled_env_continues_identically(env_id: str) -> None:
     clone = pickle.loads(pickle.dumps(env))
     for action in actions[1:]:
         a, b = env.step(action), clone.step(action)
-        assert a[:4] == b[:4]
+        assert [plain(x) for x in a[:4]] == [plain(x) for x in b[:4]]
         assert json.dumps(a[4], sort_keys=True) == json.dumps(b[4], sort_keys=True)
         if a[2] or a[3]:
             break
@@ -109,12 +133,13 @@ def test_spec_round_trips_through_json(env_id: str) -> None:
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_step_after_end_and_before_reset_are_clear_errors(env_id: str) -> None:
     env = gym.make(env_id).unwrapped
+    stop = abstain_action(env)
     with pytest.raises(RuntimeError, match="reset"):
-        env.step("abstain[]")
+        env.step(stop)
     env.reset(seed=0)
-    env.step("abstain[]")
+    env.step(stop)
     with pytest.raises(RuntimeError, match="reset"):
-        env.step("abstain[]")
+        env.step(stop)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -140,7 +165,7 @@ _fuzz_text = st.one_of(
 )
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", TEXT_IDS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(actions=st.lists(_fuzz_text, min_size=1, max_size=4))
 def test_fuzzed_actions_never_raise_and_invalid_ones_change_nothing(env_id: str, actions: list[str]) -> None:
@@ -157,3 +182,25 @@ def test_fuzzed_actions_never_raise_and_invalid_ones_change_nothing(env_id: str,
             assert "abstention" in info
             break
         assert "abstention" not in info
+
+
+@pytest.mark.parametrize("env_id", NUMERIC_IDS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_actions_on_numeric_forms_stay_in_their_spaces(env_id: str, data: st.DataObject) -> None:
+    env = gym.make(env_id).unwrapped
+    assert isinstance(env.action_space, spaces.Discrete) and isinstance(env.observation_space, spaces.Box)
+    seed = data.draw(st.integers(0, 2**16))
+    obs, _ = env.reset(seed=seed)
+    assert obs in env.observation_space
+    actions = data.draw(st.lists(st.integers(0, int(env.action_space.n) - 1), min_size=1, max_size=12))
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert obs in env.observation_space and np.isfinite(reward)
+        if terminated or truncated:
+            assert "abstention" in info
+            break
+        assert "abstention" not in info
+    with pytest.raises(ValueError, match="action"):
+        env.reset(seed=seed)
+        env.step(int(env.action_space.n))

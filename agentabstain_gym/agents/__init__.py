@@ -57,6 +57,8 @@ class _Named:
 
 def make_agent(name: str, env_id: str, *, seed: int = 0) -> Agent:
     """The agent called ``name`` for ``env_id`` (raises ``KeyError`` listing the valid names)."""
+    if name.startswith("sb3:"):  # a saved SB3 stopping policy (agents/sb3.py; needs the `rl` extra)
+        return importlib.import_module("agentabstain_gym.agents.sb3").from_spec(name, env_id)
     if name not in AGENT_NAMES:
         raise KeyError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")
     family = env_family(env_id)
