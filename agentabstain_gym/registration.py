@@ -17,6 +17,7 @@ _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainTerminal-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv",
                                 {"env_id": "AbstainTerminal-v0"}),
     "AbstainTools-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {}),
+    "AbstainTools-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainTools-v0"}),
 }
 #: One id per tool sandbox, AbstainTools/<Name>-v0, from the sandbox files (a directory listing, no parsing).
 _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {"sandbox": name})

@@ -22,6 +22,8 @@ import pytest
 import agentabstain_gym
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.qa.env import AbstainQAEnv
+from agentabstain_gym.envs.terminal.env import AbstainTerminalEnv
+from agentabstain_gym.envs.tools.env import AbstainToolsEnv
 from agentabstain_gym.envs.web.env import AbstainWebShopEnv
 from agentabstain_gym.registration import SB3_ENV_IDS
 from agentabstain_gym.wrappers.rl import StoppingPolicyEnv
@@ -53,8 +55,24 @@ class RelabelledWeb(AbstainWebShopEnv):
         return tuple(relabel(t, keep_category=True) for t in super()._tasks())
 
 
-RELABELLED = {"AbstainQA-v0": "TestRelabelledQA-v0", "AbstainWebShop-v0": "TestRelabelledWeb-v0"}
-for _cls, _id in ((RelabelledQA, "TestRelabelledQA-v0"), (RelabelledWeb, "TestRelabelledWeb-v0")):
+class RelabelledTerminal(AbstainTerminalEnv):
+    """AbstainTerminal-v0 with every label flipped (setup still builds each task's variant)."""
+
+    def _tasks(self) -> tuple[Task, ...]:
+        return tuple(relabel(t, keep_category=True) for t in super()._tasks())
+
+
+class RelabelledTools(AbstainToolsEnv):
+    """AbstainTools-v0 with every label flipped (each task's delta still applies)."""
+
+    def _tasks(self) -> tuple[Task, ...]:
+        return tuple(relabel(t, keep_category=True) for t in super()._tasks())
+
+
+RELABELLED = {"AbstainQA-v0": "TestRelabelledQA-v0", "AbstainWebShop-v0": "TestRelabelledWeb-v0",
+              "AbstainTerminal-v0": "TestRelabelledTerminal-v0", "AbstainTools-v0": "TestRelabelledTools-v0"}
+for _cls, _id in ((RelabelledQA, "TestRelabelledQA-v0"), (RelabelledWeb, "TestRelabelledWeb-v0"),
+                  (RelabelledTerminal, "TestRelabelledTerminal-v0"), (RelabelledTools, "TestRelabelledTools-v0")):
     if _id not in gym.registry:
         gym.register(_id, entry_point=f"{__name__}:{_cls.__name__}")
 STOP_FAMILY_IDS = [gym.spec(e).kwargs["env_id"] for e in SB3_ENV_IDS if "-Stop-" in e]
@@ -108,8 +126,8 @@ def test_twins_that_look_alike_have_equal_features_before_the_evidence(env_id: s
     for t in tasks:
         if t.pair_id:
             by_pair.setdefault(t.pair_id, []).append(t)
-    twins = [(a, b) for a, b in (sorted(p, key=lambda t: t.should_abstain) for p in by_pair.values() if len(p) == 2)
-             if a.instruction == b.instruction and b.should_abstain and (b.w or 1) >= 2][:20]
+    twins = [(a, b) for p in by_pair.values() for a in p if not a.should_abstain
+             for b in p if b.should_abstain and b.instruction == a.instruction and (b.w or 1) >= 2][:20]
     if env.family == "qa":
         # No QA twin keeps its instruction (each changes one thing in the question), so only the reset features of
         # tasks with equal questions can be compared: every question's features are a function of its text.

@@ -63,13 +63,25 @@ class HeuristicToolSolver:
 
     def reset(self) -> None:
         self._script: Script | None = None
+        self._seen: list[tuple[str, dict[str, Any]]] = []  # what act() was given, to rebuild the script on unpickling
         self.request = ""
         self.tools: dict[str, dict[str, Any]] = {}
         self.calls = 0
         self.now = None
         self.people: list[str] = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A running generator cannot be pickled: keep the inputs instead; the script is deterministic."""
+        return {"abstain_enabled": self.abstain_enabled, "max_calls": self.max_calls, "_seen": list(self._seen)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.abstain_enabled, self.max_calls = state["abstain_enabled"], state["max_calls"]
+        self.reset()
+        for observation, info in state["_seen"]:
+            self.act(observation, info)
+
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        self._seen.append((observation, info))
         if self._script is None:
             self.request = str(info.get("instruction", ""))
             self.now = reading.today(observation)
