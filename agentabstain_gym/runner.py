@@ -65,12 +65,16 @@ class EvalConfig:
 
 # ----- resolving names ----------------------------------------------------------------------------------------------
 def suite_env_ids(suite: str) -> list[str]:
-    """Registered ids of a family (or all); raises ``KeyError`` naming the valid suites."""
+    """Registered ids of a family (or all); raises ``KeyError`` naming the valid suites.
+
+    Per-sandbox views (``AbstainTools/<Name>-v0``) are left out: their tasks are already in ``AbstainTools-v0``, and a
+    suite must not count an episode twice. Name them explicitly to run one sandbox.
+    """
     if suite not in SUITES:
         raise KeyError(f"unknown suite {suite!r}; valid suites: {', '.join(SUITES)}")
     from agentabstain_gym.agents import env_family
 
-    return [e for e in agentabstain_gym.ENV_IDS if suite == "all" or env_family(e) == suite]
+    return [e for e in agentabstain_gym.ENV_IDS if "/" not in e and (suite == "all" or env_family(e) == suite)]
 
 
 def check_env_id(env_id: str) -> None:

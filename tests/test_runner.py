@@ -155,3 +155,12 @@ def test_play_a_whole_episode_through_a_terminal() -> None:
     child.expect(r"episode over: outcome=(\w+)")
     assert child.match.group(1) in ("timely", "late", "premature", "over_abstain")
     child.expect(pexpect.EOF)
+
+
+def test_suites_count_each_task_once() -> None:
+    from agentabstain_gym.agents import env_family
+    from agentabstain_gym.runner import suite_env_ids
+
+    everything = suite_env_ids("all")
+    assert sorted(env_family(e) for e in everything) == sorted({env_family(e) for e in agentabstain_gym.ENV_IDS})
+    assert all("/" not in e for e in everything)
