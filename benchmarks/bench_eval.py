@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 import time
 
-import agentabstain_gym
 from agentabstain_gym.agents import env_family
-from agentabstain_gym.runner import EvalConfig, evaluate
+from agentabstain_gym.runner import EvalConfig, evaluate, suite_env_ids
 
 
 def main() -> None:
@@ -19,7 +18,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=200)
     args = parser.parse_args()
     print(f"{'env':24s} {'family':8s} {'1 worker ep/s':>14s} {'2 workers ep/s':>15s} {'speedup':>8s}")
-    for env_id in agentabstain_gym.ENV_IDS:
+    for env_id in suite_env_ids("all"):
         config = EvalConfig(env_ids=[env_id], agents=["heuristic"], split=None, episodes=args.episodes)
         evaluate(EvalConfig(env_ids=[env_id], agents=["heuristic"], split=None, episodes=2))  # warm caches
         rates = []
