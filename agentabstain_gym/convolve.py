@@ -303,8 +303,8 @@ def write_outputs(result: dict[str, Any], out_dir: str | Path) -> list[Path]:
 # ----- command line (``abstain-gym convolve``; also ``python -m agentabstain_gym.convolve``) ------------------------
 def add_arguments(parser: Any) -> None:
     """The ``convolve`` options, for the CLI owner to mount under a sub-command."""
-    parser.add_argument("--env", default="AbstainQA-v0", help="env id (default AbstainQA-v0; the paper: "
-                        "AbstainWebShop-v0)")
+    parser.add_argument("--env", default="AbstainWebShop-v0", help="env id (default AbstainWebShop-v0, the paper's "
+                        "setting; AbstainQA-v0 works too)")
     parser.add_argument("--agent", default="never-abstain", help="never-abstain | rules | llm | module:Class")
     parser.add_argument("--reflector", default="miner", choices=list(REFLECTORS),
                         help="miner: deterministic, no model; llm: reflector + curator prompts on a server")
