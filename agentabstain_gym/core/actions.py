@@ -25,7 +25,7 @@ def abstain(reason: str = "") -> str:
     return f"abstain[{_clean_argument(reason)}]"
 
 
-def tool_call(name: str, **arguments: Any) -> str:
+def tool_call(name: str, /, **arguments: Any) -> str:
     """A tool-sandbox action: ``{"tool": name, "arguments": {...}}`` as one JSON string."""
     return json.dumps({"tool": name, "arguments": arguments}, sort_keys=True)
 
