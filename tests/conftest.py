@@ -15,11 +15,14 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
         os.environ["ABSTAIN_GYM_CACHE"] = str(tmp_path_factory.mktemp("abstain-gym-cache"))
 
 
-def require_command(name: str, why: str) -> None:
-    """Skip when ``name`` is not installed, or fail when CI demands every component."""
-    if shutil.which(name):
-        return
-    message = f"{name} is not installed ({why})"
+def skip_or_fail(message: str, *, allow_module_level: bool = False) -> None:
+    """Skip with ``message``, or fail when CI demands every component (``ABSTAIN_GYM_REQUIRE_ALL=1``)."""
     if os.environ.get("ABSTAIN_GYM_REQUIRE_ALL") == "1":
         pytest.fail(message + "; ABSTAIN_GYM_REQUIRE_ALL=1 forbids skipping")
-    pytest.skip(message)
+    pytest.skip(message, allow_module_level=allow_module_level)
+
+
+def require_command(name: str, why: str) -> None:
+    """Skip (or fail, in CI) when the command ``name`` is not installed."""
+    if not shutil.which(name):
+        skip_or_fail(f"{name} is not installed ({why})")

@@ -136,14 +136,10 @@ class ScriptedLLMServer:
 
 def require_openai() -> None:
     """Skip without the ``openai`` client (the ``llm`` extra), or fail when CI demands every component."""
-    import os
-
-    import pytest
+    from conftest import skip_or_fail
 
     try:
         import openai  # noqa: F401
     except ImportError:
-        message = "the openai client is not installed (pip install 'agentabstain-gym[llm]')"
-        if os.environ.get("ABSTAIN_GYM_REQUIRE_ALL") == "1":
-            pytest.fail(message + "; ABSTAIN_GYM_REQUIRE_ALL=1 forbids skipping")
-        pytest.skip(message, allow_module_level=True)
+        skip_or_fail("the openai client is not installed (pip install 'agentabstain-gym[llm]')",
+                     allow_module_level=True)

@@ -16,6 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import skip_or_fail
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import agentabstain_gym
@@ -38,10 +39,7 @@ def require_sb3() -> None:
     missing = [m for m in ("torch", "stable_baselines3", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if not missing:
         return
-    message = f"{', '.join(missing)} not installed (pip install torch==2.13.0 'agentabstain-gym[rl]')"
-    if os.environ.get("ABSTAIN_GYM_REQUIRE_ALL") == "1":
-        pytest.fail(message + "; ABSTAIN_GYM_REQUIRE_ALL=1 forbids skipping")
-    pytest.skip(message)
+    skip_or_fail(f"{', '.join(missing)} not installed (pip install torch==2.13.0 'agentabstain-gym[rl]')")
 
 
 # ----- a tiny shop with a finite action set, so the Discrete form is tested whatever families exist ---------------

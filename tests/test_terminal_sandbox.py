@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import require_command
+from conftest import require_command, skip_or_fail
 
 import agentabstain_gym
 from agentabstain_gym.envs.terminal.sandbox import (
@@ -48,10 +48,7 @@ def require_backend(name: str) -> None:
     why = why_unavailable(name)
     if why is None:
         return
-    message = f"the {name} backend is not available: {why}"
-    if os.environ.get("ABSTAIN_GYM_REQUIRE_ALL") == "1":
-        pytest.fail(message + "; ABSTAIN_GYM_REQUIRE_ALL=1 forbids skipping")
-    pytest.skip(message)
+    skip_or_fail(f"the {name} backend is not available: {why}")
 
 
 @pytest.fixture(params=BACKENDS)
