@@ -50,8 +50,11 @@ def test_task_ids_have_one_shape_for_both_sides(env_id: str) -> None:
     tasks = gym.make(env_id).unwrapped.tasks()
     shape = {t.should_abstain: {re.sub(r"[0-9a-f]", "h", t.task_id) for t in tasks} for t in tasks}
     assert shape[True] == shape[False]
-    # the order of tasks does not sort solvable before should-abstain (whatever the family's overall share)
-    overall = sum(t.should_abstain for t in tasks) / len(tasks)
-    first_half = tasks[: len(tasks) // 2]
-    share = sum(t.should_abstain for t in first_half) / max(1, len(first_half))
-    assert abs(share - overall) < 0.15
+    # the order of tasks does not sort solvable before should-abstain (whatever the family's overall share);
+    # judged where there are enough tasks for a share to mean something (small per-sandbox views are subsets of
+    # AbstainTools-v0, which is checked)
+    if len(tasks) >= 40:
+        overall = sum(t.should_abstain for t in tasks) / len(tasks)
+        first_half = tasks[: len(tasks) // 2]
+        share = sum(t.should_abstain for t in first_half) / len(first_half)
+        assert abs(share - overall) < 0.15
