@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from agentabstain_gym.envs.terminal.sandbox import procs
 from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, WORKSPACE, SandboxError
-from agentabstain_gym.envs.terminal.sandbox.hostproc import LAUNCH_ENV, HostProcessSandbox
+from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox, probe_launch
 
 #: Top-level names of a merged-/usr system that must exist inside (symlinks are copied as symlinks).
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -87,11 +86,5 @@ def probe() -> str | None:
             _probe_result = "script (util-linux / bsdutils) is not installed"
         else:
             argv = ["bwrap", *bwrap_isolation_args(None, 8, 8, ()), "--", "true"]
-            try:
-                res = subprocess.run(argv, env=dict(LAUNCH_ENV), capture_output=True, timeout=20,
-                                     preexec_fn=procs.child_setup(procs.drop_uid()))
-                _probe_result = "" if res.returncode == 0 else \
-                    f"bwrap fails here: {res.stderr.decode(errors='replace').strip()[:300]}"
-            except (OSError, subprocess.SubprocessError) as exc:
-                _probe_result = f"bwrap fails here: {exc}"
+            _probe_result = probe_launch(argv, "bwrap")
     return _probe_result or None

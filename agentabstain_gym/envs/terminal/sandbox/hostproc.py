@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from typing import Any
 
 import pexpect
@@ -14,6 +15,16 @@ from agentabstain_gym.envs.terminal.sandbox.base import Sandbox, SandboxError
 
 #: The environment of the launcher process itself (bwrap / unshare): never the host's, which may hold secrets.
 LAUNCH_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+
+
+def probe_launch(argv: list[str], label: str) -> str:
+    """Run a trivial sandbox launch as a real episode would start one: "" if it works, else why not."""
+    try:
+        res = subprocess.run(argv, env=dict(LAUNCH_ENV), capture_output=True, timeout=20,
+                             preexec_fn=procs.child_setup(procs.drop_uid()))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{label} fails here: {exc}"
+    return "" if res.returncode == 0 else f"{label} fails here: {res.stderr.decode(errors='replace').strip()[:300]}"
 
 
 class HostProcessSandbox(Sandbox):

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from agentabstain_gym.envs.terminal.sandbox import procs
 from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, WORKSPACE, SandboxError, _sh_quote
-from agentabstain_gym.envs.terminal.sandbox.hostproc import LAUNCH_ENV, HostProcessSandbox
+from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox, probe_launch
 
 _REQUIRED = ("unshare", "setpriv", "pivot_root", "mount", "umount", "script")
 _probe_result: str | None = None
@@ -109,11 +108,5 @@ def probe() -> str | None:
             script = _mount_script(None, 8, 8, (), "true")
             argv = ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--pid",
                     "--kill-child", "--net", "--ipc", "--uts", "--cgroup", "--", "sh", "-c", script]
-            try:
-                res = subprocess.run(argv, env=dict(LAUNCH_ENV), capture_output=True, timeout=20,
-                                     preexec_fn=procs.child_setup(procs.drop_uid()))
-                _probe_result = "" if res.returncode == 0 else \
-                    f"unshare fails here: {res.stderr.decode(errors='replace').strip()[:300]}"
-            except (OSError, subprocess.SubprocessError) as exc:
-                _probe_result = f"unshare fails here: {exc}"
+            _probe_result = probe_launch(argv, "unshare")
     return _probe_result or None
