@@ -17,6 +17,14 @@ TABLE_COLUMNS = (
     ("success_rate", "Success", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"), ("car", "CAR", "{:.3f}"),
 )
 
+#: The seed's per-scenario table: per-side pass rates, paired accuracy, CAR, and the commit x response classes.
+PAIRED_COLUMNS = (
+    ("act", "Act", "{:.3f}"), ("abstain", "Abstain", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"),
+    ("car", "CAR", "{:.3f}"),
+)
+ABSTENTION_CLASSES = (("successful", "Successful"), ("implicit", "Implicit"), ("post_hoc", "PostHoc"),
+                      ("no_abstention", "NoAbst"))
+
 
 #: The agents of the main job, in the order the tables show them.
 BASELINES = ("random", "always-abstain", "never-abstain", "rules", "heuristic")
@@ -24,6 +32,14 @@ BASELINES = ("random", "always-abstain", "never-abstain", "rules", "heuristic")
 
 class UsageError(Exception):
     """A bad name or argument: one line on stderr, exit code 2."""
+
+
+def _grid(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(r))
+             for r in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    return "\n".join(lines)
 
 
 def format_table(title: str, groups: dict[str, dict[str, Any]]) -> str:
@@ -36,11 +52,35 @@ def format_table(title: str, groups: dict[str, dict[str, Any]]) -> str:
             value = m.get(key)
             row.append("-" if value is None else fmt.format(value))
         rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(r))
-             for r in rows]
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)
+    return _grid(rows)
+
+
+def format_paired_table(title: str, groups: dict[str, dict[str, Any]], macro: dict[str, Any]) -> str:
+    """Per scenario: Act, Abstain, paired accuracy, CAR and the shares of the four abstention classes (of the
+    should-abstain episodes), with the macro average over scenarios as the last row."""
+    header = [title] + [label for _, label, _ in PAIRED_COLUMNS] + [label for _, label in ABSTENTION_CLASSES]
+    rows = [header]
+    for name, m in [*groups.items(), ("macro", macro)]:
+        row = [name] + ["-" if m.get(k) is None else fmt.format(m[k]) for k, _, fmt in PAIRED_COLUMNS]
+        classes = m.get("abstention_classes") or {}
+        total = sum(classes.values())
+        row += [f"{classes.get(k, 0) / total:.3f}" if total else "-" for k, _ in ABSTENTION_CLASSES]
+        rows.append(row)
+    return _grid(rows)
+
+
+def _macro_with_classes(rep: dict[str, Any]) -> dict[str, Any]:
+    """The scenario macro row; its class shares pool the scenarios' counts (each scenario weighted equally)."""
+    macro = dict(rep.get("scenario_macro") or {})
+    shares: dict[str, float] = {}
+    for m in rep["by_scenario"].values():
+        classes = m.get("abstention_classes") or {}
+        total = sum(classes.values())
+        for k, n in classes.items():
+            shares[k] = shares.get(k, 0.0) + (n / total if total else 0.0)
+    n = len(rep["by_scenario"])
+    macro["abstention_classes"] = {k: v / n for k, v in shares.items()} if shares else {}
+    return macro
 
 
 def format_report(rep: dict[str, Any], per_agent: dict[str, dict[str, Any]] | None = None) -> str:
@@ -52,11 +92,16 @@ def format_report(rep: dict[str, Any], per_agent: dict[str, dict[str, Any]] | No
             rows = {f"{agent} / {name}": m for agent, sub in per_agent.items() for name, m in sub[section].items()}
             if rows:
                 parts.append(format_table(f"agent / {title}", rows))
+        for agent, sub in per_agent.items():
+            if sub.get("by_scenario"):
+                parts.append(format_paired_table(f"{agent} / scenario", sub["by_scenario"], _macro_with_classes(sub)))
         return "\n\n".join(parts)
     parts = [format_table("overall", {"all": rep["overall"]})]
     for section, title in (("by_family", "family"), ("by_category", "category"), ("by_scenario", "scenario")):
         if rep.get(section):
             parts.append(format_table(title, rep[section]))
+    if rep.get("by_scenario"):
+        parts.append(format_paired_table("scenario", rep["by_scenario"], _macro_with_classes(rep)))
     return "\n\n".join(parts)
 
 

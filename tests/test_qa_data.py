@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -141,12 +140,8 @@ def test_world_size(dataset: QADataset) -> None:
         assert pair[0].kind == pair[1].kind and pair[0].title != pair[1].title
 
 
-def test_build_is_fast_and_deterministic(dataset: QADataset) -> None:
-    start = time.perf_counter()
+def test_build_is_deterministic(dataset: QADataset) -> None:  # its speed is measured in benchmarks/bench_qa.py
     again = build_dataset.__wrapped__(0, 500)
-    elapsed = time.perf_counter() - start
-    print(f"\nQA dataset build: {elapsed:.3f} s, {len(again.passages)} passages, {len(again.entities)} entities")
-    assert elapsed < 2.0
     assert again.fingerprint() == dataset.fingerprint()
     assert build_dataset(1).fingerprint() != dataset.fingerprint()
     small = build_dataset(0, 50)  # other sizes keep the shape

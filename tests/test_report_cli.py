@@ -84,3 +84,40 @@ def test_report_tables_and_missing_file(tmp_path: Path, capsys) -> None:
     assert "AbsRec@1" in text and "0.333" in text and "subjective" in text
     assert main(["report", str(tmp_path / "nope.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def tool_records() -> list[dict]:
+    """Two scenarios of tool pairs: S1 (one pair solved on both sides, one post-hoc), S6 (one implicit)."""
+    def tool(task_id: str, scenario: str, pair_id: str, *, should_abstain: bool, w: int | None, tau: int | None,
+             passed: bool = False, outcome_class: str | None = None) -> dict:
+        r = record(task_id, should_abstain=should_abstain, w=w, tau=tau, passed=passed, category="x",
+                   pair_id=pair_id, family="tools")
+        return {**r, "env_id": "AbstainTools-v0", "scenario": scenario, "extras": {"outcome_class": outcome_class}}
+
+    return [
+        tool("a", "S1", "p1", should_abstain=True, w=1, tau=1, outcome_class="successful"),
+        tool("b", "S1", "p1", should_abstain=False, w=None, tau=None, passed=True),
+        tool("c", "S1", "p2", should_abstain=True, w=1, tau=3, outcome_class="post_hoc"),
+        tool("d", "S1", "p2", should_abstain=False, w=None, tau=None, passed=True),
+        tool("e", "S6", "p3", should_abstain=True, w=2, tau=None, outcome_class="implicit"),
+        tool("f", "S6", "p3", should_abstain=False, w=None, tau=None, passed=True),
+    ]
+
+
+def test_report_shows_the_papers_scenario_table_with_macro_row_and_classes(tmp_path: Path, capsys) -> None:
+    runs = write(tmp_path / "tools.jsonl", tool_records())
+    assert main(["report", str(runs), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    # S1: act 2/2, abstain 2/2 (tau >= w on both; the commit is the class, not the timing), S6: act 1, abstain 0
+    assert rep["by_scenario"]["S1"]["abstention_classes"] == {"post_hoc": 1, "successful": 1}
+    assert rep["scenario_macro"]["act"] == 1.0
+    assert rep["scenario_macro"]["paired_accuracy"] == (rep["by_scenario"]["S1"]["paired_accuracy"] + 0.0) / 2
+    assert main(["report", str(runs)]) == 0
+    text = capsys.readouterr().out
+    table = text[text.index("scenario    Act"):]
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()[2:]}
+    assert set(rows) == {"S1", "S6", "macro"}
+    # columns: Act Abstain PairAcc CAR Successful Implicit PostHoc NoAbst
+    assert rows["S1"][4:] == ["0.500", "0.000", "0.500", "0.000"]
+    assert rows["S6"][4:] == ["0.000", "1.000", "0.000", "0.000"]
+    assert rows["macro"][4:] == ["0.250", "0.500", "0.250", "0.000"]

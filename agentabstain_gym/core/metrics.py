@@ -28,6 +28,8 @@ CI_METRICS = (
     "absrec@1", "overall_recall", "spl", "premature_rate", "over_abstention_rate", "success_rate",
     "mean_task_reward", "act", "abstain", "paired_accuracy", "car",
 )
+#: What the AgentAbstain tables macro-average over the eight scenarios.
+MACRO_METRICS = ("act", "abstain", "paired_accuracy", "car", "absrec@1", "spl", "over_abstention_rate")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -315,8 +317,17 @@ def summarize(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0
     out.update({k: paired[k] for k in ("act", "abstain", "paired_accuracy", "car")})
     out.update(delay_stats(rows))
     out["outcomes"] = dict(sorted(Counter(_outcome(r) for r in rows).items()))
+    out["abstention_classes"] = abstention_classes(rows)
     out["ci95"] = _bootstrap(ab, sv, act, abst, b=bootstrap, seed=seed)
     return out
+
+
+def abstention_classes(records: Iterable[Record]) -> dict[str, int]:
+    """How should-abstain episodes ended on the seed's commit x response 2x2 (successful, implicit, post-hoc, no
+    abstention), for families that record it (``extras.outcome_class``); empty otherwise."""
+    counts = Counter(str((r.get("extras") or {}).get("outcome_class")) for r in _abstain_rows(_rows(records))
+                     if (r.get("extras") or {}).get("outcome_class") is not None)
+    return dict(sorted(counts.items()))
 
 
 def _group_by(rows: list[Row], field: str) -> dict[str, list[int]]:
@@ -361,11 +372,13 @@ def report(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0) -
                 for name, idx in groups.items()}
 
     agents = {r.get("agent") for r in rows} - {None}
+    by_scenario = summarize_groups(_group_with_twins(rows, "scenario"))
     return {
         "overall": summarize(rows, bootstrap=bootstrap, seed=seed),
         "by_family": summarize_groups(_group_by(rows, "family")),
         "by_category": summarize_groups(_group_with_twins(rows, "category")),
-        "by_scenario": summarize_groups(_group_with_twins(rows, "scenario")),
+        "by_scenario": by_scenario,
+        "scenario_macro": {key: macro_average(by_scenario, key) for key in MACRO_METRICS} if by_scenario else {},
         "by_agent": summarize_groups(_group_by(rows, "agent")) if len(agents) > 1 else {},
     }
 
