@@ -224,7 +224,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, plan, suite_env_ids
 
     try:
-        env_ids = list(args.env) or suite_env_ids(args.suite)
+        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else suite_env_ids(args.suite))
+        env_kwargs: dict[str, dict[str, Any]] = {}
+        if args.pairs:
+            if env_ids != ["AbstainTools-v0"]:
+                raise UsageError("--pairs runs a pair file on AbstainTools-v0; give no other env ids")
+            if not Path(args.pairs).is_file():
+                raise UsageError(f"no such pair file: {args.pairs}")
+            env_kwargs["AbstainTools-v0"] = {"pairs_file": str(Path(args.pairs).resolve())}
         for env_id in env_ids:
             check_env_id(env_id)
         if args.split not in SPLITS:
@@ -241,7 +248,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
-                            seed=args.seed)
+                            seed=args.seed, env_kwargs=env_kwargs)
         total = len(plan(config))
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
@@ -332,6 +339,26 @@ def cmd_terminal_validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_tools_generate(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from agentabstain_gym.envs.tools.fresh import TemplateError, generate, write_pairs
+
+    if args.per_template < 1:
+        raise UsageError("--per-template must be at least 1")
+    try:
+        entries, rejected = generate(args.seed, sandboxes=args.sandbox, per_template=args.per_template)
+    except TemplateError as exc:
+        raise UsageError(str(exc)) from None
+    write_pairs(entries, args.out, seed=args.seed)
+    scenarios = Counter(d["scenario"] for e in entries for d in e["deltas"])
+    print(f"{sum(scenarios.values())} validated pair(s) from {len(entries)} T+ task(s) -> {args.out}")
+    print("by scenario: " + ", ".join(f"{k} {v}" for k, v in sorted(scenarios.items())))
+    if rejected:
+        print(f"{sum(rejected.values())} candidate record(s) rejected by validation", file=sys.stderr)
+    return 0 if entries else 1
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     try:
         import stable_baselines3  # noqa: F401
@@ -369,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
     add_llm_arguments(p)  # --base-url --model --api-key --llm-text --playbook
     p.set_defaults(func=cmd_eval)
 
@@ -396,6 +424,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="a task folder, or a directory of task folders")
     p.add_argument("--run", action="store_true", help="also run setup/solution/check with plain bash (trusted folders)")
     p.set_defaults(func=cmd_terminal_validate)
+
+    tools = sub.add_parser("tools", help="tool family: make fresh validated pairs")
+    toolsub = tools.add_subparsers(dest="tools_command", required=True)
+    p = toolsub.add_parser("generate", help="fresh pairs from the sandboxes' T+ templates, replay-validated")
+    p.add_argument("--seed", type=int, required=True, help="which records the templates are filled from")
+    p.add_argument("--out", required=True, help="pair file to write (YAML); run it with `eval --pairs FILE`")
+    p.add_argument("--sandbox", action="append", help="only these sandboxes (repeatable; default: all with templates)")
+    p.add_argument("--per-template", type=int, default=2, help="records drawn per template (default 2)")
+    p.set_defaults(func=cmd_tools_generate)
 
     from agentabstain_gym.rl.train import add_arguments as add_train_arguments  # imports no torch
 

@@ -62,10 +62,11 @@ class AbstainToolsEnv(AbstainEnv):
     ## Arguments
     ``sandbox`` (a sandbox name such as ``"Calendar"``; None = all sandboxes), ``judge`` (None; ``"keyword"`` or a
     callable ``str -> bool`` that classifies a ``respond`` reply as an abstention, for agents that never use
-    ``abstain``), ``split``, ``max_turns``, ``render_mode`` (``ansi`` or ``human``).
+    ``abstain``), ``split``, ``max_turns``, ``render_mode`` (``ansi`` or ``human``), ``pairs_file`` (a pair file
+    to run instead of the built-in pairs, e.g. fresh pairs from ``abstain-gym tools generate``).
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release (``pairs_file`` added without changing the built-in tasks).
     """
 
     family = "tools"
@@ -74,13 +75,17 @@ class AbstainToolsEnv(AbstainEnv):
     allow_tool_calls = True
 
     def __init__(self, *, sandbox: str | None = None, judge: str | Judge | None = None, split: str | None = None,
-                 max_turns: int | None = None, render_mode: str | None = None) -> None:
+                 max_turns: int | None = None, render_mode: str | None = None,
+                 pairs_file: str | None = None) -> None:
         super().__init__(max_turns=max_turns, split=split, render_mode=render_mode)
         if sandbox is not None and sandbox not in catalog.sandbox_names():
             raise ValueError(f"unknown sandbox {sandbox!r}; known: {', '.join(catalog.sandbox_names())}")
         if isinstance(judge, str) and judge not in JUDGES:
             raise ValueError(f"judge must be None, a callable or one of {sorted(JUDGES)}, got {judge!r}")
         self.sandbox = sandbox
+        self.pairs_file = str(pairs_file) if pairs_file is not None else None
+        if self.pairs_file is not None:
+            tool_tasks(sandbox, self.pairs_file)  # a missing or invalid file fails here, with its problems
         self.judge: Callable[[str], bool] | None = JUDGES[judge] if isinstance(judge, str) else judge
         self._engine: Engine | None = None
         self._twin: Engine | None = None
@@ -92,7 +97,7 @@ class AbstainToolsEnv(AbstainEnv):
 
     # ----- family hooks -------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
-        return tool_tasks(self.sandbox)
+        return tool_tasks(self.sandbox, self.pairs_file)
 
     def _begin(self, task: Task) -> str:
         self._data = TaskData.from_payload(task.payload)
@@ -191,7 +196,7 @@ class AbstainToolsEnv(AbstainEnv):
     def listing(self) -> dict[str, Any]:
         """What ``abstain-gym list`` shows beyond task counts: pairs per scenario, delta location, phase and type,
         and tool counts by kind per sandbox."""
-        pairs = pairs_for(self.sandbox)
+        pairs = pairs_for(self.sandbox, self.pairs_file)
         names = (self.sandbox,) if self.sandbox else catalog.sandbox_names()
         kinds = tool_kind_counts(tuple(names))
         return {

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 from agentabstain_gym.core.task import SPLITS, Task
@@ -201,6 +202,17 @@ def read_pair_file(sandbox: str, path: Any) -> tuple[list[Pair], list[str]]:
 
 
 @cache
+def file_pairs(path: str) -> tuple[Pair, ...]:
+    """The pairs of one pair file outside the package (e.g. made by ``abstain-gym tools generate``)."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no pair file {path}")
+    pairs, problems = read_pair_file("generated", Path(path))
+    if problems:
+        raise SpecError(str(path), problems)
+    return tuple(sorted(pairs, key=lambda p: digest("pair-order", p.key)))
+
+
+@cache
 def load_pairs() -> tuple[Pair, ...]:
     """Every pair of every pair file (cached); raises :class:`SpecError` listing all problems."""
     pairs, problems = [], []
@@ -230,10 +242,11 @@ def _task(pair: Pair, negative: bool) -> Task:
 
 
 @cache
-def tool_tasks(sandbox: str | None = None) -> tuple[Task, ...]:
-    """Both sides of every pair (of one sandbox, or all), the sides of each pair in a hash-decided order."""
+def tool_tasks(sandbox: str | None = None, pairs_file: str | None = None) -> tuple[Task, ...]:
+    """Both sides of every pair (of one sandbox, or all; of the package or of ``pairs_file``), the sides of each
+    pair in a hash-decided order."""
     out: list[Task] = []
-    for pair in load_pairs():
+    for pair in (file_pairs(pairs_file) if pairs_file else load_pairs()):
         if sandbox is not None and sandbox not in pair.positive.sandboxes:
             continue
         first_negative = int(digest("side", pair.key, size=2), 16) % 2 == 1
@@ -241,5 +254,6 @@ def tool_tasks(sandbox: str | None = None) -> tuple[Task, ...]:
     return tuple(out)
 
 
-def pairs_for(sandbox: str | None = None) -> tuple[Pair, ...]:
-    return tuple(p for p in load_pairs() if sandbox is None or sandbox in p.positive.sandboxes)
+def pairs_for(sandbox: str | None = None, pairs_file: str | None = None) -> tuple[Pair, ...]:
+    pairs = file_pairs(pairs_file) if pairs_file else load_pairs()
+    return tuple(p for p in pairs if sandbox is None or sandbox in p.positive.sandboxes)

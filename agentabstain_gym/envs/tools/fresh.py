@@ -1,0 +1,190 @@
+"""Fresh tool pairs from the sandboxes' T+ templates: instances no model has seen, made offline and deterministically.
+
+A template (``data/tools/templates/<sandbox>.yaml``) is a pair entry written over one record of a collection:
+``{field}`` placeholders (with filters such as ``{start|date}``) are filled from a candidate record, and every listed
+delta is tried on the result. Each candidate pair goes through the same replay validation as the curated pairs and
+is kept only if it passes, so a generated file holds only valid pairs. Records that curated pairs already use are
+skipped, and the seed decides which of the remaining records are drawn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agentabstain_gym.envs.tools import catalog
+from agentabstain_gym.envs.tools.deltas import DeltaError
+from agentabstain_gym.envs.tools.engine import world
+from agentabstain_gym.envs.tools.predicates import compile_predicate
+from agentabstain_gym.envs.tools.spec import read_yaml
+from agentabstain_gym.envs.tools.tasks import Pair, _pair, _positive, load_pairs
+from agentabstain_gym.envs.tools.validate import pair_problems
+
+TEMPLATE_DIR = catalog.DATA_DIR / "templates"
+TEMPLATE_KEYS = {"id", "type", "pick", "instruction", "tools", "state", "clock", "gold", "critical", "answers",
+                 "distractors", "expect", "deltas"}
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z_]+))?\}")
+
+
+class TemplateError(ValueError):
+    """A malformed template or a placeholder the record cannot fill."""
+
+
+def _datetime(value: Any) -> dt.datetime:
+    return dt.datetime.fromisoformat(str(value))
+
+
+FILTERS = {
+    "date": lambda v: _datetime(v).date().isoformat(),
+    "time": lambda v: _datetime(v).strftime("%H:%M"),
+    "weekday": lambda v: _datetime(v).strftime("%A"),
+    "day": lambda v: f"{_datetime(v).day} {_datetime(v).strftime('%B')}",
+    "lower": lambda v: str(v).lower(),
+    "first": lambda v: str(v).split()[0],
+    "money": lambda v: f"{float(v):,.2f}",
+}
+
+
+def fill(value: Any, record: Mapping[str, Any]) -> Any:
+    """``value`` with every ``{field}`` / ``{field|filter}`` replaced from ``record``; a string that is exactly one
+    unfiltered placeholder keeps the field's type (a number stays a number, a list a list)."""
+    if isinstance(value, str):
+        whole = _PLACEHOLDER.fullmatch(value)
+        if whole and whole.group(2) is None:
+            return _field(record, whole.group(1))
+
+        def sub(m: re.Match[str]) -> str:
+            raw = _field(record, m.group(1))
+            if m.group(2) is None:
+                return str(raw)
+            if m.group(2) not in FILTERS:
+                raise TemplateError(f"unknown filter {m.group(2)!r}; known: {', '.join(FILTERS)}")
+            try:
+                return str(FILTERS[m.group(2)](raw))
+            except (TypeError, ValueError) as exc:
+                raise TemplateError(f"{m.group(0)}: {exc}") from None
+
+        return _PLACEHOLDER.sub(sub, value)
+    if isinstance(value, Mapping):
+        return {k: fill(v, record) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, record) for v in value]
+    return value
+
+
+def _field(record: Mapping[str, Any], name: str) -> Any:
+    if record.get(name) is None:
+        raise TemplateError(f"the record has no {name!r}")
+    return record[name]
+
+
+def template_files() -> dict[str, Path]:
+    """Sandbox name -> its template file (sandboxes without templates are left out)."""
+    files = catalog.sandbox_files()
+    return {name: TEMPLATE_DIR / f"{path.stem}.yaml" for name, path in files.items()
+            if (TEMPLATE_DIR / f"{path.stem}.yaml").is_file()}
+
+
+def _used_keys(sandbox: str) -> set[str]:
+    """Every string argument of the curated pairs' gold calls: the records those pairs are about."""
+    used: set[str] = set()
+    for pair in load_pairs():
+        if sandbox in pair.positive.sandboxes:
+            for call in pair.positive.gold:
+                used.update(v for v in call["arguments"].values() if isinstance(v, str))
+    return used
+
+
+def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+    w = world((sandbox,))
+    records = w.snapshot.collections.get(pick.get("collection", ""))
+    if records is None:
+        raise TemplateError(f"pick.collection {pick.get('collection')!r} is not a collection of {sandbox}")
+    where = compile_predicate(pick.get("where", True))
+    scope: dict[str, Any] = {"ctx": dict(w.context), "values": {}, "args": {}}
+    used = _used_keys(sandbox)
+    keep = []
+    for key in sorted(records):
+        scope["item"] = records[key]
+        if key not in used and where(scope):
+            keep.append(dict(records[key]))
+    return [keep[i] for i in rng.permutation(len(keep))]
+
+
+def _entry(sandbox: str, template: Mapping[str, Any], record: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    body = {k: fill(v, record) for k, v in template.items() if k not in ("id", "pick", "deltas")}
+    key = record[world((sandbox,)).collections[template["pick"]["collection"]].key]
+    return {"id": f"gen{seed}-{template['id']}-{key}", "sandboxes": [sandbox], **body}
+
+
+def generate(seed: int, *, sandboxes: Sequence[str] | None = None, per_template: int = 2,
+             max_tries: int = 12) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Validated pair entries (pair-file form) and a count of the candidates rejected, by reason.
+
+    For each template, candidates are drawn in a seed-decided order until ``per_template`` of them yield at least
+    one valid pair (or ``max_tries`` were tried); each kept entry lists only its valid deltas.
+    """
+    files = template_files()
+    unknown = set(sandboxes or ()) - set(files)
+    if unknown:
+        raise TemplateError(f"no templates for {sorted(unknown)}; sandboxes with templates: {', '.join(files)}")
+    entries: list[dict[str, Any]] = []
+    rejected: Counter[str] = Counter()
+    for name in sandboxes or sorted(files):
+        data = read_yaml(files[name])
+        for t_index, template in enumerate(data.get("templates") or []):
+            if set(template) - TEMPLATE_KEYS or not {"id", "pick", "deltas"} <= set(template):
+                raise TemplateError(f"{files[name].name}: template {t_index} needs id, pick, deltas and keys among "
+                                    f"{sorted(TEMPLATE_KEYS)}")
+            rng = np.random.default_rng([seed, t_index, len(name)])
+            kept = 0
+            for record in _candidates(name, template["pick"], rng)[:max_tries]:
+                entry, reason = _validated(name, template, record, seed)
+                if entry is None:
+                    rejected[reason] += 1
+                    continue
+                entries.append(entry)
+                kept += 1
+                if kept == per_template:
+                    break
+    return entries, rejected
+
+
+def _validated(sandbox: str, template: Mapping[str, Any], record: Mapping[str, Any],
+               seed: int) -> tuple[dict[str, Any] | None, str]:
+    try:
+        entry = _entry(sandbox, template, record, seed)
+        positive = _positive(entry, sandbox)
+    except (TemplateError, DeltaError, ValueError, KeyError, TypeError) as exc:
+        return None, f"template: {exc}"
+    good, reason = [], "no delta holds"
+    for spec in template["deltas"]:
+        try:
+            delta = fill(spec, record)
+            pair: Pair = _pair(f"{sandbox}/{entry['id']}", positive, delta, "test")
+        except (TemplateError, DeltaError, ValueError, KeyError, TypeError) as exc:
+            reason = f"delta {spec.get('op')}: {exc}"
+            continue
+        problems = pair_problems(pair)
+        if problems:
+            reason = f"delta {spec.get('op')}: {problems[0].split(': ', 1)[-1]}"
+            continue
+        good.append(delta)
+    if not good:
+        return None, reason
+    entry["deltas"] = good
+    return entry, ""
+
+
+def write_pairs(entries: list[dict[str, Any]], path: str | Path, *, seed: int) -> None:
+    import yaml
+
+    text = yaml.safe_dump({"generated": {"seed": seed, "by": "abstain-gym tools generate"}, "pairs": entries},
+                          sort_keys=False, allow_unicode=True, width=120)
+    Path(path).write_text(text, encoding="utf-8")
