@@ -180,6 +180,9 @@ def run_convolve(config: ConvolveConfig,
         twins = twins_of(splits["train"] + splits["val"] + splits["heldout"], tasks)
         player = _Player(config, env)
         reflector = make_reflector(config, player.family)
+        if isinstance(reflector, TrajectoryMiner):  # training data without rollouts: the doable requests of train
+            reflector.observe_solvable_requests(t.instruction for t in tasks
+                                                if t.split == "train" and not t.should_abstain)
         book = Playbook(meta={"env_id": config.env_id, "agent": config.agent, "reflector": config.reflector,
                               "seed": config.seed})
         log: list[dict[str, Any]] = []

@@ -1,5 +1,6 @@
 """The CONVOLVE protocol: the paper's split, a deterministic miner run reproducible byte for byte, and the
-improvement of executable stops over the scripted baselines on AbstainQA-v0's held-out tasks."""
+improvement of executable stops over the scripted baselines on the held-out tasks of AbstainQA-v0 and of the paper's
+AbstainWebShop-v0 (over-abstention on their solvable twins at most 5 points above the base)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def results() -> dict:
     return {agent: run_convolve(ConvolveConfig(agent=agent, seed=0)) for agent in ("never-abstain", "rules")}
 
 
+@pytest.fixture(scope="module")
+def web_results() -> dict:
+    return {agent: run_convolve(ConvolveConfig(env_id="AbstainWebShop-v0", agent=agent, seed=0))
+            for agent in ("never-abstain", "rules")}
+
+
 def test_split_is_stratified_disjoint_and_respects_env_splits(qa_tasks: list) -> None:
     splits = protocol_split(qa_tasks, seed=0)
     assert [len(splits[k]) for k in ("train", "val", "heldout")] == [20, 8, 101]
@@ -46,9 +53,11 @@ def test_split_is_stratified_disjoint_and_respects_env_splits(qa_tasks: list) ->
     assert protocol_split(qa_tasks, seed=1)["train"] != splits["train"]
 
 
+@pytest.mark.parametrize("env", ["qa", "web"])
 @pytest.mark.parametrize("agent", ["never-abstain", "rules"])
-def test_mined_playbook_beats_the_scripted_base_on_held_out(results: dict, agent: str) -> None:
-    result = results[agent]
+def test_mined_playbook_beats_the_scripted_base_on_held_out(results: dict, web_results: dict, env: str,
+                                                            agent: str) -> None:
+    result = (results if env == "qa" else web_results)[agent]
     base, pb = result["heldout"]["base"], result["heldout"]["playbook"]
     print(f"\n{agent}:\n{format_comparison(result)}")
     assert base["n_abstain"] == pb["n_abstain"] == 101 and base["n_solvable"] == pb["n_solvable"] == 101

@@ -84,3 +84,23 @@ def test_the_miner_is_deterministic() -> None:
         return book.to_json()
 
     assert run() == run()
+
+
+def test_doable_requests_of_the_training_split_veto_a_trigger() -> None:
+    from agentabstain_gym.agents.playbook.miner import TrajectoryMiner
+
+    def abstain_record(task_id: str, instruction: str) -> dict:
+        return {"task_id": task_id, "should_abstain": True, "evidence_turn": 0, "w": 1, "tau": None,
+                "category": "false_premise", "extras": {"instruction": instruction}, "steps": []}
+
+    first = abstain_record("a", "a lamp in size 12 ounce for the bedroom")
+    second = abstain_record("b", "a brush set in size 8 ounce, pack of 2")
+    plain = TrajectoryMiner()
+    for r in (first, second):
+        plain.observe(r)
+    assert ("size", "#", "ounce") in {g for g, _ in plain.candidates("instruction", "a")}
+    vetoed = TrajectoryMiner()
+    vetoed.observe_solvable_requests(["ground coffee in size 12 ounce (pack of 1)"])
+    for r in (first, second):
+        vetoed.observe(r)
+    assert ("size", "#", "ounce") not in {g for g, _ in vetoed.candidates("instruction", "a")}

@@ -5,8 +5,9 @@ revealed it (the instruction when ``evidence_turn`` is 0, else the observation o
 writes a lesson with a trigger. A lesson must generalise, so its trigger is a token n-gram that
 
 * occurs in the evidence text of at least ``min_support`` training episodes (one episode's entity names never do),
-* never occurs in a negative text: the instructions and observations of the solvable twins seen so far, and the
-  observations an abstain episode showed *before* its evidence (stopping there would be premature).
+* never occurs in a negative text: the instructions and observations of the solvable twins seen so far, the
+  requests of every solvable task of the training split (when the protocol passes them in), and the observations
+  an abstain episode showed *before* its evidence (stopping there would be premature).
 
 Reading labels is what learning is; the miner only ever sees the training records the protocol gives it, never a
 held-out task. Everything is ordered and tie-broken explicitly, so the same records give the same playbook.
@@ -124,6 +125,12 @@ class TrajectoryMiner:
         self.positives[source][task_id] = grams
         self.min_turns[task_id] = min_turn
         self.categories[task_id] = str(record.get("category"))
+
+    def observe_solvable_requests(self, instructions: Iterable[str]) -> None:
+        """Add requests of tasks known to be doable (e.g. every solvable task of the training split, no rollout
+        needed) to the instruction negatives, so a trigger cannot be a phrase ordinary requests use too."""
+        for text in instructions:
+            self.negatives["instruction"] |= ngrams(text, self.max_n)
 
     def support(self, source: str, gram: tuple[str, ...]) -> list[str]:
         """Training task ids whose evidence contains ``gram``, sorted."""
