@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -142,7 +143,7 @@ def generate(seed: int, *, sandboxes: Sequence[str] | None = None, per_template:
             if set(template) - TEMPLATE_KEYS or not {"id", "pick", "deltas"} <= set(template):
                 raise TemplateError(f"{files[name].name}: template {t_index} needs id, pick, deltas and keys among "
                                     f"{sorted(TEMPLATE_KEYS)}")
-            rng = np.random.default_rng([seed, t_index, len(name)])
+            rng = np.random.default_rng([seed, t_index, zlib.crc32(name.encode())])
             kept = 0
             for record in _candidates(name, template["pick"], rng)[:max_tries]:
                 entry, reason = _validated(name, template, record, seed)
