@@ -109,6 +109,12 @@ SPEC = {
         {"name": "freeze_account", "description": "Freeze an open account.", "kind": "commit", "op": "transition",
          "parameters": {"account_id": {"type": "string", "description": "id", "required": True}},
          "config": {"collection": "accounts", "from": ["open"], "to": "frozen"}},
+        {"name": "set_status", "description": "Move an account to the status you choose.", "kind": "commit",
+         "op": "transition",
+         "parameters": {"account_id": {"type": "string", "description": "id", "required": True},
+                        "status": {"type": "string", "enum": ["open", "frozen", "closed"], "description": "new",
+                                   "required": True}},
+         "config": {"collection": "accounts", "from": ["open", "frozen"], "to_param": "status"}},
         {"name": "close_account", "description": "Close an account and remove its items.", "kind": "commit",
          "op": "delete", "parameters": {"account_id": {"type": "string", "description": "id", "required": True}},
          "config": {"collection": "accounts", "cascade": [{"collection": "items", "field": "owner"}]}},
@@ -251,6 +257,9 @@ def test_update_transition_delete_and_owner_transfer(synthetic: World) -> None:
     assert e.call("rename_owner", {"account_id": acc["account_id"]}).error["code"] == "invalid_request"
     assert e.call("freeze_account", {"account_id": acc["account_id"]}).result["previous"] == {"status": "open"}
     assert e.call("freeze_account", {"account_id": acc["account_id"]}).error["code"] == "conflict"
+    moved = e.call("set_status", {"account_id": acc["account_id"], "status": "closed"}).result  # to_param
+    assert moved["previous"] == {"status": "frozen"} and moved["updated"]["status"] == "closed"
+    assert e.call("set_status", {"account_id": acc["account_id"], "status": "open"}).error["code"] == "conflict"
     owned = [k for k, r in e.state.records("items").items() if r["owner"] == acc["account_id"]]
     out = e.call("close_account", {"account_id": acc["account_id"]}).result
     assert out["dependents_removed"] == len(owned)

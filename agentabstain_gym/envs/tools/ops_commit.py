@@ -156,7 +156,7 @@ def op_transition(c: Compiler) -> Runner:
     if field not in coll.fields:
         raise ConfigError(f"field {field!r} is not a field of {coll.name}")
     to_param = c.param("to_param") if "to_param" in c.config else None
-    to_value = c.get("to", MISSING)
+    to_value = c.get("to") if "to" in c.config else MISSING
     if (to_param is None) == (to_value is MISSING):
         raise ConfigError("transition needs exactly one of 'to' or 'to_param'")
     allowed = c.get("from", None)
