@@ -24,7 +24,7 @@ from agentabstain_gym.envs.tools.deltas import DeltaError
 from agentabstain_gym.envs.tools.engine import world
 from agentabstain_gym.envs.tools.predicates import compile_predicate
 from agentabstain_gym.envs.tools.spec import read_yaml
-from agentabstain_gym.envs.tools.tasks import Pair, _pair, _positive, load_pairs
+from agentabstain_gym.envs.tools.tasks import Pair, _pair, _positive, read_pair_file
 from agentabstain_gym.envs.tools.validate import pair_problems
 
 TEMPLATE_DIR = catalog.DATA_DIR / "templates"
@@ -95,10 +95,10 @@ def template_files() -> dict[str, Path]:
 def _used_keys(sandbox: str) -> set[str]:
     """Every string argument of the curated pairs' gold calls: the records those pairs are about."""
     used: set[str] = set()
-    for pair in load_pairs():
-        if sandbox in pair.positive.sandboxes:
-            for call in pair.positive.gold:
-                used.update(v for v in call["arguments"].values() if isinstance(v, str))
+    path = catalog.pair_files().get(sandbox)
+    for pair in read_pair_file(sandbox, path)[0] if path is not None else ():  # this sandbox's file only
+        for call in pair.positive.gold:
+            used.update(v for v in call["arguments"].values() if isinstance(v, str))
     return used
 
 
