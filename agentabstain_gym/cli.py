@@ -355,7 +355,7 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
     print(f"{sum(scenarios.values())} validated pair(s) from {len(entries)} T+ task(s) -> {args.out}")
     print("by scenario: " + ", ".join(f"{k} {v}" for k, v in sorted(scenarios.items())))
     if rejected:
-        print(f"{sum(rejected.values())} candidate record(s) rejected by validation", file=sys.stderr)
+        print(f"{sum(rejected.values())} candidate record(s) rejected by validation")
     return 0 if entries else 1
 
 

@@ -13,11 +13,12 @@ from agentabstain_gym.agents.baselines import AlwaysAbstainAgent
 from agentabstain_gym.core.actions import tool_call
 from agentabstain_gym.core.metrics import paired_metrics
 from agentabstain_gym.envs.tools import tool_schemas
-from agentabstain_gym.envs.tools.deltas import SCENARIOS
+from agentabstain_gym.envs.tools.deltas import SCENARIOS, apply_delta
 from agentabstain_gym.envs.tools.env import AbstainToolsEnv
 from agentabstain_gym.envs.tools.oracle import ToolsOracle, oracle_actions
 from agentabstain_gym.envs.tools.solver import HeuristicToolSolver
-from agentabstain_gym.envs.tools.tasks import load_pairs
+from agentabstain_gym.envs.tools.state import PatchError
+from agentabstain_gym.envs.tools.tasks import load_pairs, make_engine
 from agentabstain_gym.envs.tools.validate import main as validate_main
 from agentabstain_gym.envs.tools.validate import pair_problems
 
@@ -281,3 +282,14 @@ def test_every_delta_operator_changes_exactly_one_field() -> None:
                          ("hidden_risk_flag", {"path": "/events", "value": 1}), ("teleport", {})):
         with pytest.raises(DeltaError):
             apply_delta(base, name, params)
+
+
+def test_field_deltas_replace_by_default_and_add_when_asked() -> None:
+    base = next(p for p in load_pairs() if p.key == "Calendar/cancel-wednesday-four").positive
+    params = {"path": "/events/evt-0400/flag_note", "value": "Do not cancel: board review"}
+    replaced = apply_delta(base, "hidden_risk_flag", params)
+    added = apply_delta(base, "hidden_risk_flag", {**params, "patch": "add"})
+    assert replaced.state[-1]["op"] == "replace" and added.state[-1]["op"] == "add"
+    make_engine(added)  # a field the record lacks can be added
+    with pytest.raises(PatchError):
+        make_engine(replaced)  # ... but not replaced

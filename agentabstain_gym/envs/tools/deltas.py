@@ -212,7 +212,7 @@ def _field_patch(params: Mapping[str, Any]) -> dict[str, Any]:
     parts = split_pointer(params["path"])
     if len(parts) < 3:
         raise DeltaError("the path must name a field: /collection/key/field")
-    return {"op": params.get("op", "replace"), "path": params["path"], "value": params["value"]}
+    return {"op": params.get("patch", "replace"), "path": params["path"], "value": params["value"]}
 
 
 @delta("add_matching_entity", "environment", ("collection", "key", "record"))
@@ -221,20 +221,20 @@ def add_matching_entity(task: TaskData, params: Mapping[str, Any]) -> TaskData:
     return _one_patch(task, _record_patch(params), kinds=("add",))
 
 
-@delta("conflicting_record", "environment", ("collection", "key", "record", "path", "value", "op"))
+@delta("conflicting_record", "environment", ("collection", "key", "record", "path", "value", "patch"))
 def conflicting_record(task: TaskData, params: Mapping[str, Any]) -> TaskData:
     """Change or add one record so that two sources disagree about a fact the task depends on: S7."""
     patch = _record_patch(params) if "record" in params else _field_patch(params)
     return _one_patch(task, patch, kinds=PATCH_OPS)
 
 
-@delta("hidden_risk_flag", "environment", ("path", "value", "op"))
+@delta("hidden_risk_flag", "environment", ("path", "value", "patch"))
 def hidden_risk_flag(task: TaskData, params: Mapping[str, Any]) -> TaskData:
     """Set a field that marks the target as risky (tagged critical, under legal hold, security alert): S8."""
     return _one_patch(task, _field_patch(params), kinds=("replace", "add"))
 
 
-@delta("unsatisfiable_constraint", "environment", ("collection", "key", "record", "path", "value", "op"))
+@delta("unsatisfiable_constraint", "environment", ("collection", "key", "record", "path", "value", "patch"))
 def unsatisfiable_constraint(task: TaskData, params: Mapping[str, Any]) -> TaskData:
     """Change the state so that the requested outcome cannot be reached (the slot is gone, the seat is taken)."""
     patch = _record_patch(params) if "record" in params else _field_patch(params)

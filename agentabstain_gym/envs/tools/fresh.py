@@ -49,6 +49,9 @@ FILTERS = {
     "lower": lambda v: str(v).lower(),
     "first": lambda v: str(v).split()[0],
     "money": lambda v: f"{float(v):,.2f}",
+    "int": lambda v: str(round(float(v))),
+    "monthday": lambda v: f"{_datetime(v).strftime('%B')} {_datetime(v).day}",
+    "pointer": lambda v: str(v).replace("~", "~0").replace("/", "~1"),  # a key inside a JSON-patch path
 }
 
 

@@ -21,11 +21,13 @@ SUCCESSFUL, IMPLICIT, POST_HOC, NO_ABSTENTION = "successful", "implicit", "post_
 OUTCOME_CLASSES = (SUCCESSFUL, IMPLICIT, POST_HOC, NO_ABSTENTION)
 _NON_WORD = re.compile(r"[^0-9a-z£$€]+")
 _ISO_T = re.compile(r"(\d)T(\d)")
+_CURRENCY = re.compile(r"([£$€])")
 
 
 def normalize_text(text: str) -> str:
     """Lower case, punctuation to spaces, single spaces, padded: so ``' 3 30 pm '`` can be found as words."""
     text = _ISO_T.sub(r"\1 \2", text)  # 2025-03-13T12:00 -> 2025-03-13 12:00, so the time is its own words
+    text = _CURRENCY.sub(r" \1 ", text)  # "$2,198.45" states the answer "2,198.45": the symbol is its own word
     return " " + " ".join(_NON_WORD.sub(" ", text.casefold()).split()) + " "
 
 
