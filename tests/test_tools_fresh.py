@@ -65,3 +65,16 @@ def test_env_and_eval_run_a_generated_file(tmp_path: Path, capsys) -> None:
 def test_unknown_sandbox_is_a_usage_error(tmp_path: Path, capsys) -> None:
     assert main(["tools", "generate", "--seed", "1", "--out", str(tmp_path / "x.yaml"), "--sandbox", "Nope"]) == 2
     assert "no templates" in capsys.readouterr().err
+
+
+def test_pick_unique_keeps_only_records_the_request_names_alone() -> None:
+    import numpy as np
+
+    from agentabstain_gym.envs.tools.fresh import _candidates
+
+    pick = {"collection": "events", "where": {"field": "item.calendar_id", "op": "eq", "value": "cal-work"}}
+    every = _candidates("Calendar", pick, np.random.default_rng(0))
+    alone = _candidates("Calendar", {**pick, "unique": ["title"]}, np.random.default_rng(0))
+    titles = [r["title"] for r in every]
+    assert 0 < len(alone) < len(every)
+    assert all(titles.count(r["title"]) == 1 for r in alone)

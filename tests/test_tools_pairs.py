@@ -267,7 +267,7 @@ def test_every_delta_operator_changes_exactly_one_field() -> None:
         "add_matching_entity": {"collection": "contacts", "key": "priya@x.io", "record": {"email": "priya@x.io"}},
         "conflicting_record": {"path": "/events/evt-0301/start", "value": "2025-03-13T11:00"},
         "hidden_risk_flag": {"path": "/events/evt-0301/tags", "value": ["critical"]},
-        "unsatisfiable_constraint": {"op": "remove", "path": "/rooms/rm-cedar/features", "value": None},
+        "unsatisfiable_constraint": {"patch": "remove", "path": "/rooms/rm-cedar/features", "value": None},
     }
     assert set(examples) == set(DELTAS)
     where = {"query": "instruction", "inventory": "tools", "runtime": "overrides", "environment": "state"}
@@ -293,3 +293,20 @@ def test_field_deltas_replace_by_default_and_add_when_asked() -> None:
     make_engine(added)  # a field the record lacks can be added
     with pytest.raises(PatchError):
         make_engine(replaced)  # ... but not replaced
+
+
+def test_an_inventory_delta_must_leave_no_tool_that_does_the_same_job() -> None:
+    from agentabstain_gym.envs.tools.tasks import _pair
+    from agentabstain_gym.envs.tools.validate import delta_problems
+
+    def removal(key: str, tool: str) -> list[str]:
+        base = next(p for p in load_pairs() if p.key == key).positive
+        spec = {"op": "remove_tool", "scenario": "S5", "tool": tool, "witness": {"fails": "gold"}}
+        return delta_problems(_pair(key + "-x", base, spec, "test"))
+
+    # another custom function (adding tracks) is no stand-in for removing them
+    assert removal("Spotify/drop-greyed-out-gym-songs", "remove_tracks_from_playlist") == []
+    # checking in moves a booking's status too, but to another state
+    assert removal("FlightTravel/cancel-denver-trip", "cancel_booking") == []
+    # two updates of the same vehicle fields would be the same job; charge limit and climate are not
+    assert removal("VehicleControl/vireo-charge-limit-ninety", "set_charge_limit") == []

@@ -10,6 +10,7 @@ skipped, and the seed decides which of the remaining records are drawn.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import zlib
 from collections import Counter
@@ -106,18 +107,27 @@ def _used_keys(sandbox: str) -> set[str]:
 
 
 def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Records of ``pick.collection`` that satisfy ``pick.where`` and, with ``pick.unique: [fields]``, that no other
+    record shares those fields' values with (so the T+ request names exactly one record), in a seeded order."""
     w = world((sandbox,))
     records = w.snapshot.collections.get(pick.get("collection", ""))
     if records is None:
         raise TemplateError(f"pick.collection {pick.get('collection')!r} is not a collection of {sandbox}")
     where = compile_predicate(pick.get("where", True))
-    scope: dict[str, Any] = {"ctx": dict(w.context), "values": {}, "args": {}}
+    unique = pick.get("unique") or []
+    if not isinstance(unique, list) or not all(isinstance(f, str) for f in unique):
+        raise TemplateError("pick.unique lists field names")
+    shared = Counter(json.dumps([r.get(f) for f in unique], sort_keys=True, default=str) for r in records.values())
+    scope: dict[str, Any] = {"ctx": {**w.context, "now": w.clock}, "values": {}, "args": {}}
     used = _used_keys(sandbox)
     keep = []
     for key in sorted(records):
         scope["item"] = records[key]
-        if key not in used and where(scope):
-            keep.append(dict(records[key]))
+        if key in used or not where(scope):
+            continue
+        if unique and shared[json.dumps([records[key].get(f) for f in unique], sort_keys=True, default=str)] > 1:
+            continue
+        keep.append(dict(records[key]))
     return [keep[i] for i in rng.permutation(len(keep))]
 
 

@@ -178,17 +178,32 @@ def _writes(engine: Engine, tool: str) -> set[str]:
     return set(spec.config.get("writes", ["?"]))
 
 
+def _same_job(a: Any, b: Any) -> bool:
+    """Whether two commit tools make the same change: the same custom function; a transition to the same state
+    (or to a chosen one) of the same field; an update of overlapping fields; else the same generic operation."""
+    if a.op != b.op or (a.op is None and a.custom != b.custom):
+        return False
+    if a.op == "transition":
+        def target(t: Any) -> Any:
+            return (t.config.get("field", "status"), t.config.get("to", "<param>" if "to_param" in t.config else None))
+        return target(a) == target(b)
+    if a.op == "update":
+        return bool(set(a.config.get("values") or {}) & set(b.config.get("values") or {}))
+    return True
+
+
 def _only_capable(pair: Pair, removed: str, added: set[str]) -> list[str]:
-    """No tool left on T- writes what the removed commit tool wrote in the same way (custom tools declare
-    ``config.writes``)."""
+    """No tool left on T- does the removed commit tool's job on what it wrote (see :func:`_same_job`; custom tools
+    declare what they write in ``config.writes``). Cancelling and checking in both move a booking's status, but to
+    different states: they are different jobs."""
     engine = make_engine(pair.negative)
     gone = engine.world.tools[removed]
     if gone.kind != "commit":
         return []
     for name in pair.negative.tools:
         tool = engine.world.tools[name]
-        if tool.kind == "commit" and tool.op == gone.op and _writes(engine, name) & _writes(engine, removed) \
-                and name not in added:
+        if tool.kind == "commit" and name not in added and _same_job(tool, gone) \
+                and _writes(engine, name) & _writes(engine, removed):
             return [f"removing {removed} leaves {name}, which does the same thing"]
     return []
 
@@ -275,6 +290,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unknown sandbox(es) {sorted(unknown)}; known: {', '.join(catalog.sandbox_names())}")
         return 2
     problems = validate_all(args.sandboxes or None)
+    if not args.sandboxes and not problems:  # the whole suite: the seed's balance, no near-duplicate requests
+        from agentabstain_gym.envs.tools.balance import balance_problems, near_duplicates
+
+        problems = balance_problems(load_pairs()) + near_duplicates(load_pairs())
     for p in problems:
         print(p)
     try:
