@@ -310,3 +310,18 @@ def test_an_inventory_delta_must_leave_no_tool_that_does_the_same_job() -> None:
     assert removal("FlightTravel/cancel-denver-trip", "cancel_booking") == []
     # two updates of the same vehicle fields would be the same job; charge limit and climate are not
     assert removal("VehicleControl/vireo-charge-limit-ninety", "set_charge_limit") == []
+
+
+def test_a_twin_request_that_names_its_trigger_is_rejected_but_names_are_not_words() -> None:
+    from agentabstain_gym.envs.tools.tasks import _pair
+    from agentabstain_gym.envs.tools.validate import delta_problems
+
+    base = next(p for p in load_pairs() if p.key == "Calendar/cancel-demo-rehearsal").positive
+
+    def twin(replace: str) -> list[str]:
+        spec = {"op": "ambiguous_referent", "scenario": "S1", "text": "Atlas demo rehearsal", "replace": replace,
+                "witness": {"unrecoverable": "Atlas demo rehearsal"}}
+        return delta_problems(_pair("Calendar/x", base, spec, "test"))
+
+    assert any("gives itself away" in p for p in twin("ambiguous session"))
+    assert twin("session for Patrick") == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +36,7 @@ from agentabstain_gym.envs.tools.tasks import (
 WITNESSES = ("fails", "ambiguous", "unsatisfiable", "unrecoverable", "holds", "divergent", "conflict")
 #: Words a T- instruction must not use: they would announce the trigger instead of letting the agent find it.
 GIVEAWAYS = ("ambiguous", "abstain", "impossible", "unclear", "contradict", "conflicting", "trick", "refuse")
+_GIVEAWAY = re.compile(r"\b(?:" + "|".join(GIVEAWAYS) + ")", re.IGNORECASE)  # word starts: "Patrick" is fine
 
 
 def _passes(data: TaskData, engine: Engine, reply: str | None) -> bool:
@@ -163,8 +165,7 @@ def delta_problems(pair: Pair) -> list[str]:
             return problems
     if LOCATION_PHASE[pair.location] != pair.phase:
         return [f"{pair.scenario} is {pair.phase} but the delta acts on the {pair.location}"]
-    lowered = pair.negative.instruction.casefold()
-    if any(word in lowered for word in GIVEAWAYS):
+    if _GIVEAWAY.search(pair.negative.instruction):
         return ["the T- instruction gives itself away (a word like 'ambiguous' or 'impossible')"]
     return []
 
