@@ -3,6 +3,7 @@ and run through the env and the eval command."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -25,6 +26,9 @@ def test_generated_pairs_pass_the_replay_validation(seed: int, tmp_path: Path) -
         assert pair_problems(pair) == []
     curated = {p.positive.instruction for p in load_pairs()}
     assert not curated & {p.positive.instruction for p in pairs}, "generated tasks repeat curated ones"
+    # an added record carries an id in its collection's own numbering: its shape must not mark it as the twin's
+    added = [p.params["key"] for p in pairs if p.op == "add_matching_entity"]
+    assert added and all(re.fullmatch(r"\D*?[0-9a-f]+", str(k)) for k in added), added
 
 
 def test_same_seed_same_file_other_seed_other_records(tmp_path: Path) -> None:

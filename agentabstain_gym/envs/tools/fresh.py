@@ -180,7 +180,7 @@ def _validated(sandbox: str, template: Mapping[str, Any], record: Mapping[str, A
     good, reason = [], "no delta holds"
     for spec in template["deltas"]:
         try:
-            delta = fill(spec, record)
+            delta = _natural_key(sandbox, fill(spec, record))
             pair: Pair = _pair(f"{sandbox}/{entry['id']}", positive, delta, "test")
         except (TemplateError, DeltaError, ValueError, KeyError, TypeError) as exc:
             reason = f"delta {spec.get('op')}: {exc}"
@@ -194,6 +194,27 @@ def _validated(sandbox: str, template: Mapping[str, Any], record: Mapping[str, A
         return None, reason
     entry["deltas"] = good
     return entry, ""
+
+
+_NUMBERED = re.compile(r"^(\D*?)([0-9a-f]+)$")
+
+
+def _natural_key(sandbox: str, delta: dict[str, Any]) -> dict[str, Any]:
+    """An added record gets the next id in its collection's own numbering (``evt-1149``, ``i-0e100036``), not the
+    template's ``{event_id}-x``: an id of an odd shape would tell the agent which record the twin added."""
+    if delta.get("op") != "add_matching_entity":
+        return delta
+    records = world((sandbox,)).snapshot.collections.get(str(delta.get("collection")), {})
+    numbered = [m for m in map(_NUMBERED.match, records) if m]
+    if not numbered or str(delta.get("key")) in records:
+        return delta
+    prefix = Counter(m.group(1) for m in numbered).most_common(1)[0][0]
+    same = [m.group(2) for m in numbered if m.group(1) == prefix]
+    base = 10 if all(d.isdigit() for d in same) else 16
+    width = max(len(d) for d in same)
+    top = max(int(d, base) for d in same) + 1
+    fresh = prefix + (f"{top:0{width}d}" if base == 10 else f"{top:0{width}x}")
+    return json.loads(json.dumps(delta).replace(json.dumps(str(delta["key"]))[1:-1], fresh))
 
 
 def write_pairs(entries: list[dict[str, Any]], path: str | Path, *, seed: int) -> None:
