@@ -59,28 +59,38 @@ def _k(spec: Any, salt: tuple[Any, ...], size: int) -> int:
     raise GenerateError(f"k is an integer or [min, max], got {spec!r}")
 
 
-def _moments(spec: Mapping[str, Any], with_time: bool) -> list[str]:
+def _moments(spec: Mapping[str, Any], with_time: bool) -> _Moments:
     key = (json.dumps(spec, sort_keys=True, default=str), with_time)
     if key not in _MOMENTS:
-        _MOMENTS[key] = _all_moments(spec, with_time)
+        _MOMENTS[key] = _Moments(spec, with_time)
     return _MOMENTS[key]
 
 
-_MOMENTS: dict[tuple[str, bool], list[str]] = {}
+class _Moments:
+    """The dates (or date-times) a ``date`` / ``datetime`` generator draws from, in order, computed by index: a
+    600-day, minute-step range has 864,000 of them and only a few are ever drawn."""
+
+    def __init__(self, spec: Mapping[str, Any], with_time: bool) -> None:
+        start = dt.date.fromisoformat(str(spec["from"])[:10])
+        weekdays = bool(spec.get("weekdays", False))
+        dates = [start + dt.timedelta(days=i) for i in range(int(spec.get("days", 30)))]
+        self.dates = [d.isoformat() for d in dates if not weekdays or d.weekday() < 5]
+        self.times: list[str] | None = None
+        if with_time:
+            lo, hi = spec.get("hours", [9, 17])
+            self.times = [f"T{h:02d}:{m:02d}" for h in range(lo, hi) for m in range(0, 60, int(spec.get("step", 30)))]
+
+    def __len__(self) -> int:
+        return len(self.dates) * (len(self.times) if self.times is not None else 1)
+
+    def __getitem__(self, i: int) -> str:
+        if self.times is None:
+            return self.dates[i]
+        day, moment = divmod(i, len(self.times))
+        return self.dates[day] + self.times[moment]
 
 
-def _all_moments(spec: Mapping[str, Any], with_time: bool) -> list[str]:
-    start = dt.date.fromisoformat(str(spec["from"])[:10])
-    days = int(spec.get("days", 30))
-    weekdays = bool(spec.get("weekdays", False))
-    dates = [start + dt.timedelta(days=i) for i in range(days)]
-    dates = [d for d in dates if not weekdays or d.weekday() < 5]
-    if not with_time:
-        return [d.isoformat() for d in dates]
-    lo, hi = spec.get("hours", [9, 17])
-    step = int(spec.get("step", 30))
-    times = [(h, m) for h in range(lo, hi) for m in range(0, 60, step)]
-    return [f"{d.isoformat()}T{h:02d}:{m:02d}" for d in dates for h, m in times]
+_MOMENTS: dict[tuple[str, bool], _Moments] = {}
 
 
 def _value(gen: Any, record: dict[str, Any], salt: tuple[Any, ...], done: Mapping[str, list[dict[str, Any]]]) -> Any:
