@@ -156,29 +156,28 @@ def _selector(c: Compiler, coll: CollectionSpec) -> Callable[[ToolContext, dict[
     if any(p not in c.tool.params for p in require_any):
         raise ConfigError(f"require_any names unknown parameters: {require_any!r}")
 
-    def select(ctx: ToolContext, args: dict[str, Any],
-               first: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
-        """``first``: a cheap test applied before the others (a search's words)."""
+    def select(ctx: ToolContext, args: dict[str, Any], first: Callable[[dict[str, Any]], bool] | None = None,
+               only: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """``first``: a test applied after the field filters and before ``where`` (a search's words); ``only``: the
+        records to consider instead of the whole collection (a search's word-index hits)."""
         if require_any and not any(p in args for p in require_any):
             raise ToolError("invalid_request", f"Give at least one of: {', '.join(require_any)}.")
         active = [(args[p], test, f) for p, test, f, _ in filters if p in args]
         records = ctx.state.records(coll.name)
-        candidates: Any = None
-        if records is ctx.state.snapshot.collections.get(coll.name):
+        candidates: Any = only
+        if only is None and records is ctx.state.snapshot.collections.get(coll.name):
             ranged = [(args[p], op, f) for p, _, f, op in filters if p in args and op in _RANGE_OPS]
             if ranged:
                 candidates = _narrow(records, ranged)
         scope = ctx.scope(args=args)
         out = []
         for record in records.values() if candidates is None else candidates:
-            if first is not None and not first(record):
-                continue
             ok = True
-            for value, test, f in active:
+            for value, test, f in active:  # field filters (a group, an account) first: they discard most records
                 if not test(record.get(f, MISSING), value):
                     ok = False
                     break
-            if not ok:
+            if not ok or (first is not None and not first(record)):
                 continue
             if fast_where is not None:
                 if not fast_where(record):
@@ -253,6 +252,36 @@ def _search_text(record: Mapping[str, Any], names: tuple[str, ...], cache: dict[
     return cache[id(record)][1]
 
 
+class _WordIndex:
+    """The words of a snapshot collection's search fields, sorted, each with the positions of the records that
+    have it: a query term selects the records with a word it starts, by bisection instead of a scan."""
+
+    def __init__(self, records: Mapping[str, dict[str, Any]], names: tuple[str, ...],
+                 cache: dict[int, tuple[Any, str]]) -> None:
+        self.records = records
+        self.order = list(records.values())
+        postings: dict[str, set[int]] = {}
+        for i, record in enumerate(self.order):
+            for word in _search_text(record, names, cache).split():
+                postings.setdefault(word, set()).add(i)
+        self.words = sorted(postings)
+        self.postings = [postings[w] for w in self.words]
+
+    def hits(self, terms: list[str]) -> list[dict[str, Any]]:
+        """Records (in collection order) with, for every term, a word that starts with it."""
+        found: set[int] | None = None
+        for term in terms:
+            here: set[int] = set()
+            i = bisect.bisect_left(self.words, term)
+            while i < len(self.words) and self.words[i].startswith(term):
+                here |= self.postings[i]
+                i += 1
+            found = here if found is None else found & here
+            if not found:
+                return []
+        return [self.order[i] for i in sorted(found or ())]
+
+
 def query_terms(query: str) -> list[str]:
     """Search terms of a query: lower-case words without stop words, plural 's' dropped (so 'reviews' finds 'review')."""
     terms = []
@@ -275,11 +304,21 @@ def op_search(c: Compiler) -> Runner:
     fields, limit = c.fields(coll), _limit(c)
     c.done()
     cache: dict[int, tuple[Any, str]] = {}
+    indexes: dict[int, _WordIndex] = {}
 
     def run(ctx: ToolContext, args: dict[str, Any]) -> Any:
-        terms = [f" {t}" for t in query_terms(str(args.get(query_param, "")))]
-        if not terms:
+        words = query_terms(str(args.get(query_param, "")))
+        if not words:
             raise ToolError("invalid_request", f"{query_param} needs at least one word to search for.")
+        records = ctx.state.records(coll.name)
+        if records is ctx.state.snapshot.collections.get(coll.name):  # unchanged since the snapshot: use its index
+            index = indexes.get(id(records))
+            if index is None or index.records is not records:
+                if len(indexes) > 64:
+                    indexes.clear()
+                index = indexes[id(records)] = _WordIndex(records, names, cache)
+            return _listing(select(ctx, args, only=index.hits(words)), coll, fields, limit)
+        terms = [f" {t}" for t in words]
 
         def has_terms(record: dict[str, Any]) -> bool:
             text = _search_text(record, names, cache)
