@@ -158,13 +158,13 @@ def _measurements(ctx: Any, args: dict[str, Any], *, keep_excluded: bool = False
     if sample_id and ctx.state.get("samples", sample_id) is None:
         raise ToolError("not_found", f"No sample with sample_id {sample_id!r}.")
     site = str(args.get("site", "")).casefold()
-    samples = {k: s for k, s in sorted(ctx.state.records("samples").items())
-               if (not sample_id or k == sample_id) and (not dataset_id or s.get("dataset_id") == dataset_id)
-               and (not site or str(s.get("site", "")).casefold() == site)}
+    samples = dict(sorted((k, s) for k, s in ctx.state.records("samples").items()
+                          if (not sample_id or k == sample_id) and (not dataset_id or s.get("dataset_id") == dataset_id)
+                          and (not site or str(s.get("site", "")).casefold() == site)))
     quantity = str(args["quantity"]).casefold()
     date_from, date_to = args.get("date_from"), args.get("date_to")
-    rows = []
-    for _, m in sorted(ctx.state.records("measurements").items()):
+    picked = []
+    for key, m in ctx.state.records("measurements").items():  # filter first, then sort the few kept by key
         if m.get("sample_id") not in samples or str(m.get("quantity", "")).casefold() != quantity:
             continue
         day = str(m.get("measured_at", ""))[:10]
@@ -172,7 +172,8 @@ def _measurements(ctx: Any, args: dict[str, Any], *, keep_excluded: bool = False
             continue
         if not keep_excluded and m.get("qc_flag") == "excluded":
             continue
-        rows.append(m)
+        picked.append((key, m))
+    rows = [m for _, m in sorted(picked, key=lambda km: km[0])]
     units = sorted({str(m.get("unit")) for m in rows})
     if len(units) > 1:
         raise ToolError("conflict", f"The selected measurements are in different units ({', '.join(units)}); "
