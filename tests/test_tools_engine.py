@@ -414,3 +414,14 @@ def test_a_world_can_span_two_sandboxes() -> None:
     e = Engine(both, both.snapshot)
     assert e.call("get_profile", {}).ok and e.call("get_event", {"event_id": "evt-0301"}).ok
     assert e.ctx.values["user_id"] == "u-1001" and e.ctx.values["user_email"] == "jordan.blake@northwind.io"
+
+
+def test_shortest_path_prefers_cost_then_tie_break_and_reports_unreachable() -> None:
+    from agentabstain_gym.envs.tools.paths import shortest_path
+
+    graph = {"a": [("b", (5.0, 1.0), "ab"), ("c", (2.0, 9.0), "ac")],
+             "b": [("d", (1.0, 1.0), "bd")], "c": [("d", (4.0, 0.0), "cd")]}
+    assert shortest_path(graph, "a", "d") == ((6.0, 2.0), ["ab", "bd"])  # 6 = 6: the tie-break cost decides
+    graph["c"] = [("d", (3.0, 0.0), "cd")]
+    assert shortest_path(graph, "a", "d") == ((5.0, 9.0), ["ac", "cd"])
+    assert shortest_path(graph, "d", "a") is None and shortest_path(graph, "a", "a") == ((0.0, 0.0), [])

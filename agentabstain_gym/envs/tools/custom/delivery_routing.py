@@ -6,12 +6,12 @@ every address hangs off one junction by a short access leg (``access_minutes`` /
 
 from __future__ import annotations
 
-import heapq
 from datetime import datetime, timedelta
 from typing import Any
 
 from agentabstain_gym.envs.tools.custom import custom_tool
 from agentabstain_gym.envs.tools.errors import ToolError
+from agentabstain_gym.envs.tools.paths import shortest_path
 
 _FMT = "%Y-%m-%dT%H:%M"
 
@@ -23,16 +23,16 @@ def _address(ctx: Any, address_id: str) -> dict[str, Any]:
     return address
 
 
-def _graph(ctx: Any) -> dict[str, list[tuple[str, float, float, str]]]:
-    graph: dict[str, list[tuple[str, float, float, str]]] = {}
+def _graph(ctx: Any) -> dict[str, list[tuple[str, tuple[float, float], str]]]:
+    graph: dict[str, list[tuple[str, tuple[float, float], str]]] = {}
     for _, road in sorted(ctx.state.records("roads").items()):
         if road.get("status") != "open":
             continue
         a, b = road["from_junction"], road["to_junction"]
-        edge = (float(road["minutes"]), float(road["km"]), road["name"])
-        graph.setdefault(a, []).append((b, *edge))
+        cost = (float(road["minutes"]), float(road["km"]))
+        graph.setdefault(a, []).append((b, cost, road["name"]))
         if not road.get("one_way", False):
-            graph.setdefault(b, []).append((a, *edge))
+            graph.setdefault(b, []).append((a, cost, road["name"]))
     return graph
 
 
@@ -40,33 +40,10 @@ def fastest_route(ctx: Any, origin_id: str, destination_id: str) -> dict[str, An
     """Dijkstra on minutes (ties broken by km, then by junction id) between two addresses."""
     origin, destination = _address(ctx, origin_id), _address(ctx, destination_id)
     start, goal = origin["junction_id"], destination["junction_id"]
-    graph = _graph(ctx)
-    best: dict[str, tuple[float, float]] = {start: (0.0, 0.0)}
-    previous: dict[str, tuple[str, str]] = {}
-    queue: list[tuple[float, float, str]] = [(0.0, 0.0, start)]
-    done: set[str] = set()
-    while queue:
-        minutes, km, node = heapq.heappop(queue)
-        if node in done:
-            continue
-        done.add(node)
-        if node == goal:
-            break
-        for nxt, m, k, name in graph.get(node, []):
-            cand = (minutes + m, km + k)
-            if nxt not in best or cand < best[nxt]:
-                best[nxt] = cand
-                previous[nxt] = (node, name)
-                heapq.heappush(queue, (cand[0], cand[1], nxt))
-    if goal not in done:
+    found = shortest_path(_graph(ctx), start, goal)
+    if found is None:
         raise ToolError("not_found", f"No open road route from {origin['name']} to {destination['name']}.")
-    roads: list[str] = []
-    node = goal
-    while node != start:
-        node, name = previous[node]
-        roads.append(name)
-    roads.reverse()
-    minutes, km = best[goal]
+    (minutes, km), roads = found
     if origin_id != destination_id:
         minutes += float(origin["access_minutes"]) + float(destination["access_minutes"])
         km += float(origin["access_km"]) + float(destination["access_km"])

@@ -11,13 +11,13 @@ place's reviews. Opening hours are per-weekday ``HH:MM-HH:MM`` windows.
 
 from __future__ import annotations
 
-import heapq
 import math
 from datetime import datetime, timedelta
 from typing import Any
 
 from agentabstain_gym.envs.tools.custom import custom_tool
 from agentabstain_gym.envs.tools.errors import ToolError
+from agentabstain_gym.envs.tools.paths import shortest_path
 
 _FMT = "%Y-%m-%dT%H:%M"
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -85,32 +85,14 @@ def _edges(ctx: Any, moment: datetime, avoid_highways: bool) -> dict[str, list[t
 
 def _dijkstra(graph: dict[str, list[tuple[str, float, float, dict]]], start: str, goal: str,
               by_miles: bool) -> tuple[float, float, list[dict]] | None:
-    best: dict[str, tuple[float, float]] = {start: (0.0, 0.0)}
-    previous: dict[str, tuple[str, dict]] = {}
-    queue: list[tuple[float, float, str]] = [(0.0, 0.0, start)]
-    done: set[str] = set()
-    while queue:
-        first, second, node = heapq.heappop(queue)
-        if node in done:
-            continue
-        done.add(node)
-        if node == goal:
-            break
-        for nxt, minutes, miles, seg in graph.get(node, []):
-            cost = (first + miles, second + minutes) if by_miles else (first + minutes, second + miles)
-            if nxt not in best or cost < best[nxt]:
-                best[nxt] = cost
-                previous[nxt] = (node, seg)
-                heapq.heappush(queue, (cost[0], cost[1], nxt))
-    if goal not in done:
+    """(minutes, miles, segments) of the fastest route, or of the shortest with ``by_miles``."""
+    costed = {node: [(nxt, (miles, minutes) if by_miles else (minutes, miles), seg)
+                     for nxt, minutes, miles, seg in edges] for node, edges in graph.items()}
+    found = shortest_path(costed, start, goal)
+    if found is None:
         return None
-    path: list[dict] = []
-    node = goal
-    while node != start:
-        node, seg = previous[node]
-        path.append(seg)
-    path.reverse()
-    miles, minutes = best[goal] if by_miles else best[goal][::-1]
+    (first, second), path = found
+    minutes, miles = (second, first) if by_miles else (first, second)
     return minutes, miles, path
 
 
