@@ -151,6 +151,16 @@ class ToolContext:
         out.update(roots)
         return out
 
+    def record(self, collection: str, key: Any, message: str | None = None) -> dict[str, Any]:
+        """The record ``key`` of ``collection``, or a ``not_found`` error saying ``message`` (default: "No <record>
+        with <key field> <key>.") - what every tool does before touching a record it was given the id of."""
+        found = self.state.get(collection, key)
+        if found is None:
+            spec = self.collections.get(collection)
+            raise ToolError("not_found", message or (f"No {spec.singular} with {spec.key} {key!r}." if spec
+                                                     else f"No {collection} record {key!r}."))
+        return found
+
     def new_key(self, coll: CollectionSpec) -> str:
         """The next id of ``coll``: counter-based from ``id_start``, never clock- or random-based."""
         n = self._counters.get(coll.name, coll.id_start)

@@ -124,10 +124,7 @@ def project(record: Mapping[str, Any], coll: CollectionSpec, fields: tuple[str, 
 
 
 def fetch(ctx: ToolContext, coll: CollectionSpec, key: Any) -> dict[str, Any]:
-    record = ctx.state.get(coll.name, key)
-    if record is None:
-        raise ToolError("not_found", f"No {coll.singular} with {coll.key} {key!r}.")
-    return record
+    return ctx.record(coll.name, key, f"No {coll.singular} with {coll.key} {key!r}.")
 
 
 def compile_op(tool: ToolSpec, collections: Mapping[str, CollectionSpec]) -> Runner:

@@ -77,9 +77,7 @@ def angles(d: float, lat: float, lon_east: float) -> tuple[float, float]:
 
 
 def natal_chart(ctx: Any, client_id: str, house_system: str) -> dict[str, Any]:
-    client = ctx.state.get("clients", client_id)
-    if client is None:
-        raise ToolError("not_found", f"No client with client_id {client_id!r}.")
+    client = ctx.record("clients", client_id, f"No client with client_id {client_id!r}.")
     place = ctx.state.get("places", client.get("birth_place_id", ""))
     if place is None:
         raise ToolError("invalid_request", f"{client['name']} has no birth place on file; add one first.")

@@ -33,9 +33,7 @@ def check_availability(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -
     available = all(p["free"] for p in people)
     room_id = args.get("room_id")
     if room_id is not None:
-        room = ctx.state.get("rooms", room_id)
-        if room is None:
-            raise ToolError("not_found", f"No room with room_id {room_id!r}.")
+        room = ctx.record("rooms", room_id, f"No room with room_id {room_id!r}.")
         booked = [{"start": e["start"], "end": e["end"]} for e in events if e.get("room_id") == room_id]
         room_free = not booked and room.get("status") == "open"
         out["room"] = {"room_id": room_id, "status": room.get("status"), "free": room_free, "busy": booked}
@@ -48,9 +46,7 @@ def check_availability(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -
 def respond_to_invitation(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Set the signed-in user's answer to an invitation, found by event (users know events, not invitation ids)."""
     me = str(ctx.values.get("user_email", "")).casefold()
-    event = ctx.state.get("events", args["event_id"])
-    if event is None:
-        raise ToolError("not_found", f"No event with event_id {args['event_id']!r}.")
+    event = ctx.record("events", args["event_id"], f"No event with event_id {args['event_id']!r}.")
     if str(event.get("organizer", "")).casefold() == me:
         raise ToolError("conflict", "You organise this event; there is no invitation to answer.")
     if event.get("status") == "cancelled":

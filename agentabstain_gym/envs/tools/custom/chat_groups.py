@@ -20,9 +20,7 @@ def _membership(ctx: Any, group_id: str, user_id: str) -> dict[str, Any] | None:
 def add_member(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Add a person to a group the signed-in member may add people to."""
     me = str(ctx.values.get("user_id", ""))
-    group = ctx.state.get("groups", args["group_id"])
-    if group is None:
-        raise ToolError("not_found", f"No group with group_id {args['group_id']!r}.")
+    group = ctx.record("groups", args["group_id"], f"No group with group_id {args['group_id']!r}.")
     mine = _membership(ctx, group["group_id"], me)
     if mine is None:
         raise ToolError("not_authorised", f"You are not in {group['name']}.")
@@ -30,9 +28,7 @@ def add_member(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[s
         raise ToolError("conflict", f"{group['name']} is archived.")
     if group.get("who_can_add") != "everyone" and mine.get("role") not in _ADMIN:
         raise ToolError("not_authorised", f"Only admins can add people to {group['name']}.")
-    person = ctx.state.get("users", args["user_id"])
-    if person is None:
-        raise ToolError("not_found", f"No person with user_id {args['user_id']!r}.")
+    person = ctx.record("users", args["user_id"], f"No person with user_id {args['user_id']!r}.")
     if _membership(ctx, group["group_id"], person["user_id"]) is not None:
         raise ToolError("conflict", f"{person['display_name']} is already in {group['name']}.")
     key = ctx.new_id("memberships")

@@ -17,9 +17,7 @@ def _money(value: float) -> float:
 
 
 def _account(ctx: Any, account_id: str) -> dict[str, Any]:
-    account = ctx.state.get("accounts", account_id)
-    if account is None:
-        raise ToolError("not_found", f"No account with account_id {account_id!r}.")
+    account = ctx.record("accounts", account_id, f"No account with account_id {account_id!r}.")
     if account.get("status") != "open":
         raise ToolError("conflict", f"Account {account['nickname']} (...{account['number_last4']}) is "
                                     f"{account.get('status')}.")
@@ -83,9 +81,7 @@ def transfer_funds(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> di
 @custom_tool("consumer_banking.send_payment")
 def send_payment(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Pay a saved, active payee from a checking account: today (debited at once) or on a later date (scheduled)."""
-    payee = ctx.state.get("payees", args["payee_id"])
-    if payee is None:
-        raise ToolError("not_found", f"No payee with payee_id {args['payee_id']!r}.")
+    payee = ctx.record("payees", args["payee_id"], f"No payee with payee_id {args['payee_id']!r}.")
     if payee.get("status") != "active":
         raise ToolError("conflict", f"Payee {payee['name']} is inactive.")
     account = _account(ctx, args["from_account_id"])

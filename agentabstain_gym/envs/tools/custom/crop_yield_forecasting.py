@@ -21,12 +21,8 @@ _SOIL = {"clay loam": 1.0, "silt loam": 1.03, "sandy loam": 0.9, "chalk": 0.88}
 
 
 def forecast(ctx: Any, field_id: str) -> dict[str, Any]:
-    field = ctx.state.get("fields", field_id)
-    if field is None:
-        raise ToolError("not_found", f"No field with field_id {field_id!r}.")
-    crop = ctx.state.get("crops", field["crop"])
-    if crop is None:
-        raise ToolError("not_found", f"No crop model for {field['crop']!r}.")
+    field = ctx.record("fields", field_id, f"No field with field_id {field_id!r}.")
+    crop = ctx.record("crops", field["crop"], f"No crop model for {field['crop']!r}.")
     sown = date.fromisoformat(field["sown"])
     today = date.fromisoformat(ctx.now[:10])
     station = field["station_id"]

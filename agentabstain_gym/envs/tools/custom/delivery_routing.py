@@ -17,9 +17,7 @@ _FMT = "%Y-%m-%dT%H:%M"
 
 
 def _address(ctx: Any, address_id: str) -> dict[str, Any]:
-    address = ctx.state.get("addresses", address_id)
-    if address is None:
-        raise ToolError("not_found", f"No address with address_id {address_id!r}.")
+    address = ctx.record("addresses", address_id, f"No address with address_id {address_id!r}.")
     return address
 
 
@@ -63,12 +61,8 @@ def plan_route(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[s
 def assign_delivery(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Put a pending delivery on a vehicle: checks status, cold chain and payload, routes the vehicle from where it
     is, and refuses when the computed arrival misses the delivery window."""
-    delivery = ctx.state.get("deliveries", args["delivery_id"])
-    if delivery is None:
-        raise ToolError("not_found", f"No delivery with delivery_id {args['delivery_id']!r}.")
-    vehicle = ctx.state.get("vehicles", args["vehicle_id"])
-    if vehicle is None:
-        raise ToolError("not_found", f"No vehicle with vehicle_id {args['vehicle_id']!r}.")
+    delivery = ctx.record("deliveries", args["delivery_id"], f"No delivery with delivery_id {args['delivery_id']!r}.")
+    vehicle = ctx.record("vehicles", args["vehicle_id"], f"No vehicle with vehicle_id {args['vehicle_id']!r}.")
     if delivery.get("status") != "pending":
         raise ToolError("conflict", f"Delivery {delivery['delivery_id']} is already {delivery.get('status')}.")
     if vehicle.get("status") != "available":

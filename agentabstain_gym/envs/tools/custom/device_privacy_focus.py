@@ -36,9 +36,7 @@ def _period(ctx: Any, args: dict[str, Any], end_default: date) -> tuple[date, da
 
 
 def _app(ctx: Any, app_id: str) -> dict[str, Any]:
-    app = ctx.state.get("apps", app_id)
-    if app is None:
-        raise ToolError("not_found", f"No installed app with app_id {app_id!r}.")
+    app = ctx.record("apps", app_id, f"No installed app with app_id {app_id!r}.")
     return app
 
 
@@ -237,9 +235,7 @@ def preview_focus_filter(ctx: Any, args: dict[str, Any], config: dict[str, Any])
     allowed = [e for _, e in sorted(ctx.state.records("focus_exceptions").items())
                if mode and e["focus_id"] == mode["focus_id"]]
     if args.get("contact_id"):
-        contact = ctx.state.get("contacts", str(args["contact_id"]))
-        if contact is None:
-            raise ToolError("not_found", f"No contact with contact_id {args['contact_id']!r}.")
+        contact = ctx.record("contacts", str(args["contact_id"]), f"No contact with contact_id {args['contact_id']!r}.")
         out["contact"] = {"contact_id": contact["contact_id"], "name": contact["name"]}
         hit = next((e for e in allowed if e.get("contact_id") == contact["contact_id"]), None)
         if contact.get("blocked"):

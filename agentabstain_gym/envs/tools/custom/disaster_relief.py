@@ -20,9 +20,7 @@ _SPEED_MPH = {"open": 35.0, "restricted": 20.0}
 
 
 def _shelter(ctx: Any, shelter_id: str) -> dict[str, Any]:
-    shelter = ctx.state.get("shelters", shelter_id)
-    if shelter is None:
-        raise ToolError("not_found", f"No shelter with shelter_id {shelter_id!r}.")
+    shelter = ctx.record("shelters", shelter_id, f"No shelter with shelter_id {shelter_id!r}.")
     return shelter
 
 
@@ -53,9 +51,7 @@ def check_shelter_capacity(ctx: Any, args: dict[str, Any], config: dict[str, Any
 @custom_tool("disaster_relief.dispatch_supplies")
 def dispatch_supplies(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Send ``quantity`` units of a stock record to a shelter along the depot's route."""
-    stock = ctx.state.get("stock", args["stock_id"])
-    if stock is None:
-        raise ToolError("not_found", f"No stock record {args['stock_id']!r}.")
+    stock = ctx.record("stock", args["stock_id"], f"No stock record {args['stock_id']!r}.")
     if stock.get("hold"):
         raise ToolError("conflict", f"{stock['item']} (lot {stock.get('lot') or 'n/a'}) is on hold: {stock['hold']}")
     depot = ctx.state.get("depots", stock["depot_id"])

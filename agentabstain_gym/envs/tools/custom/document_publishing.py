@@ -32,9 +32,7 @@ def isbn_digits(isbn: str) -> str:
 
 
 def _edition(ctx: Any, edition_id: str) -> dict[str, Any]:
-    edition = ctx.state.get("editions", edition_id)
-    if edition is None:
-        raise ToolError("not_found", f"No edition with edition_id {edition_id!r}.")
+    edition = ctx.record("editions", edition_id, f"No edition with edition_id {edition_id!r}.")
     return edition
 
 
@@ -129,9 +127,7 @@ def send_to_channel(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> d
     """Queue an edition's feed to a channel: the edition must be identified, signed off and free of holds; the
     channel active and taking the format; and the release date at least the channel's lead time away."""
     edition = _edition(ctx, args["edition_id"])
-    channel = ctx.state.get("channels", args["channel_id"])
-    if channel is None:
-        raise ToolError("not_found", f"No channel with channel_id {args['channel_id']!r}.")
+    channel = ctx.record("channels", args["channel_id"], f"No channel with channel_id {args['channel_id']!r}.")
     name = channel.get("name", channel["channel_id"])
     if channel.get("status") != "active":
         raise ToolError("conflict", f"{name} is {channel.get('status')}; feeds cannot be sent to it.")

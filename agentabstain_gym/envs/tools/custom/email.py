@@ -86,9 +86,7 @@ def _sent(message: dict[str, Any], attachments: list[str]) -> dict[str, Any]:
 
 
 def _original(ctx: Any, message_id: str) -> dict[str, Any]:
-    message = ctx.state.get("messages", message_id)
-    if message is None:
-        raise ToolError("not_found", f"No message with message_id {message_id!r}.")
+    message = ctx.record("messages", message_id, f"No message with message_id {message_id!r}.")
     return message
 
 

@@ -37,9 +37,7 @@ def _name(path: str) -> str:
 
 
 def _entry(ctx: Any, path: str) -> dict[str, Any]:
-    record = ctx.state.get("entries", path)
-    if record is None:
-        raise ToolError("not_found", f"No such file or folder: {path}")
+    record = ctx.record("entries", path, f"No such file or folder: {path}")
     return record
 
 

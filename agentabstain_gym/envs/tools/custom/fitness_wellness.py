@@ -21,9 +21,7 @@ _ACWR_LIMIT = {"easy": 1.5, "moderate": 1.4, "hard": 1.3}
 
 
 def _profile(ctx: Any) -> dict[str, Any]:
-    profile = ctx.state.get("profile", str(ctx.values.get("athlete_id", "")))
-    if profile is None:
-        raise ToolError("not_found", "No athlete profile for the signed-in user.")
+    profile = ctx.record("profile", str(ctx.values.get("athlete_id", "")), "No athlete profile for the signed-in user.")
     return profile
 
 

@@ -13,9 +13,7 @@ _FARE_FACTOR = {"basic": 0.8, "main": 1.0, "flexible": 1.35}
 
 
 def _flight(ctx: Any, flight_id: str) -> dict[str, Any]:
-    flight = ctx.state.get("flights", flight_id)
-    if flight is None:
-        raise ToolError("not_found", f"No flight with flight_id {flight_id!r}.")
+    flight = ctx.record("flights", flight_id, f"No flight with flight_id {flight_id!r}.")
     return flight
 
 
@@ -31,9 +29,7 @@ def _bookable(ctx: Any, flight: dict[str, Any], cabin: str, travellers: int) -> 
 
 
 def _booking(ctx: Any, ref: str) -> dict[str, Any]:
-    booking = ctx.state.get("bookings", ref)
-    if booking is None:
-        raise ToolError("not_found", f"No booking with confirmation code {ref!r}.")
+    booking = ctx.record("bookings", ref, f"No booking with confirmation code {ref!r}.")
     return booking
 
 

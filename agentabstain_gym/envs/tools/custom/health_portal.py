@@ -29,9 +29,7 @@ def _can_open(ctx: Any, patient_id: str) -> bool:
 @custom_tool("health_portal.estimate_visit_cost")
 def estimate_visit_cost(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """The patient's expected share of one visit under the signed-in patient's plan."""
-    provider = ctx.state.get("providers", args["provider_id"])
-    if provider is None:
-        raise ToolError("not_found", f"No provider with provider_id {args['provider_id']!r}.")
+    provider = ctx.record("providers", args["provider_id"], f"No provider with provider_id {args['provider_id']!r}.")
     me = ctx.state.get("patients", ctx.values.get("patient_id"))
     plan = ctx.state.get("insurance_plans", (me or {}).get("plan_id") or ctx.values.get("plan_id"))
     if plan is None:
@@ -66,9 +64,7 @@ def book_appointment(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> 
     patient_id = args.get("patient_id") or ctx.values.get("patient_id")
     if not _can_open(ctx, patient_id):
         raise ToolError("not_authorised", f"You cannot book appointments for patient {patient_id!r}.")
-    provider = ctx.state.get("providers", args["provider_id"])
-    if provider is None:
-        raise ToolError("not_found", f"No provider with provider_id {args['provider_id']!r}.")
+    provider = ctx.record("providers", args["provider_id"], f"No provider with provider_id {args['provider_id']!r}.")
     if args["start"] <= ctx.now:
         raise ToolError("invalid_request", "Appointments must start in the future.")
     slots = [(k, s) for k, s in sorted(ctx.state.records("slots").items())

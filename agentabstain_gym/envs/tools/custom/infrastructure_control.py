@@ -24,9 +24,7 @@ _FMT = "%Y-%m-%dT%H:%M"
 
 
 def _service(ctx: Any, service_id: str) -> dict[str, Any]:
-    service = ctx.state.get("services", service_id)
-    if service is None:
-        raise ToolError("not_found", f"No service with service_id {service_id!r}.")
+    service = ctx.record("services", service_id, f"No service with service_id {service_id!r}.")
     return service
 
 
@@ -239,9 +237,7 @@ def check_maintenance_window(ctx: Any, args: dict[str, Any], config: dict[str, A
 @custom_tool("infrastructure_control.rollback_deployment")
 def rollback_deployment(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Mark the live deployment rolled back and redeploy the release that ran before it in that environment."""
-    dep = ctx.state.get("deployments", args["deployment_id"])
-    if dep is None:
-        raise ToolError("not_found", f"No deployment with deployment_id {args['deployment_id']!r}.")
+    dep = ctx.record("deployments", args["deployment_id"], f"No deployment with deployment_id {args['deployment_id']!r}.")
     same = [d for _, d in sorted(ctx.state.records("deployments").items())
             if d.get("service_id") == dep["service_id"] and d.get("environment") == dep["environment"]]
     live = max((d for d in same if d.get("status") == "succeeded"), key=lambda d: str(d["started_at"]), default=None)
@@ -283,9 +279,7 @@ _ACTIONS = {  # action -> (states it may start from, resulting state)
 @custom_tool("infrastructure_control.control_instance")
 def control_instance(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Power actions with the state machine a cloud API enforces."""
-    inst = ctx.state.get("instances", args["instance_id"])
-    if inst is None:
-        raise ToolError("not_found", f"No instance with instance_id {args['instance_id']!r}.")
+    inst = ctx.record("instances", args["instance_id"], f"No instance with instance_id {args['instance_id']!r}.")
     allowed, result = _ACTIONS[args["action"]]
     if inst.get("state") not in allowed:
         raise ToolError("conflict", f"Cannot {args['action']} {inst['instance_id']} while it is {inst.get('state')}.")

@@ -27,9 +27,7 @@ _HIGHWAY = "Route 9"
 
 
 def _place(ctx: Any, place_id: str) -> dict[str, Any]:
-    place = ctx.state.get("places", place_id)
-    if place is None:
-        raise ToolError("not_found", f"No place with place_id {place_id!r}.")
+    place = ctx.record("places", place_id, f"No place with place_id {place_id!r}.")
     return place
 
 
@@ -211,9 +209,7 @@ def check_place_open(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> 
 @custom_tool("maps_navigation.report_traffic_incident")
 def report_traffic_incident(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """File a driver's report on a road segment (unverified until the traffic centre confirms it)."""
-    segment = ctx.state.get("road_segments", args["segment_id"])
-    if segment is None:
-        raise ToolError("not_found", f"No road segment with segment_id {args['segment_id']!r}.")
+    segment = ctx.record("road_segments", args["segment_id"], f"No road segment with segment_id {args['segment_id']!r}.")
     incident_id = ctx.new_id("incidents")
     record = {"incident_id": incident_id, "segment_id": segment["segment_id"], "road": segment["road"],
               "incident_type": args["incident_type"], "description": args.get("description", ""), "delay_min": 0,

@@ -37,9 +37,7 @@ def _num(x: float) -> float | int:
 
 
 def _sheet(ctx: Any, sheet_id: str) -> dict[str, Any]:
-    sheet = ctx.state.get("sheets", sheet_id)
-    if sheet is None:
-        raise ToolError("not_found", f"No sheet with sheet_id {sheet_id!r}.")
+    sheet = ctx.record("sheets", sheet_id, f"No sheet with sheet_id {sheet_id!r}.")
     return sheet
 
 

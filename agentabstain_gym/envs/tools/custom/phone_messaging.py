@@ -34,9 +34,7 @@ def _recipients(ctx: Any, args: dict[str, Any]) -> tuple[str | None, list[str]]:
     if (thread_id is None) == (not to):
         raise ToolError("invalid_request", "Give thread_id or to (one or more numbers), but not both.")
     if thread_id is not None:
-        thread = ctx.state.get("conversations", thread_id)
-        if thread is None:
-            raise ToolError("not_found", f"No conversation with thread_id {thread_id!r}.")
+        thread = ctx.record("conversations", thread_id, f"No conversation with thread_id {thread_id!r}.")
         return thread_id, list(thread.get("participants", []))
     numbers = []
     for raw in to:

@@ -21,9 +21,7 @@ def _money(value: float) -> float:
 
 
 def _product(ctx: Any, sku: str) -> dict[str, Any]:
-    product = ctx.state.get("products", sku)
-    if product is None:
-        raise ToolError("not_found", f"No product with sku {sku!r}.")
+    product = ctx.record("products", sku, f"No product with sku {sku!r}.")
     return product
 
 
@@ -63,17 +61,13 @@ def place_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[
     if not lines:
         raise ToolError("conflict", "Your cart has no items to check out (items saved for later are not bought).")
     if args.get("address_id"):
-        address = ctx.state.get("addresses", args["address_id"])
-        if address is None:
-            raise ToolError("not_found", f"No saved address {args['address_id']!r}.")
+        address = ctx.record("addresses", args["address_id"], f"No saved address {args['address_id']!r}.")
     else:
         address = _default(ctx, "addresses")
         if address is None:
             raise ToolError("invalid_request", "You have no default address; give address_id.")
     if args.get("payment_id"):
-        payment = ctx.state.get("payment_methods", args["payment_id"])
-        if payment is None:
-            raise ToolError("not_found", f"No saved payment method {args['payment_id']!r}.")
+        payment = ctx.record("payment_methods", args["payment_id"], f"No saved payment method {args['payment_id']!r}.")
     else:
         payment = _default(ctx, "payment_methods")
         if payment is None:
@@ -93,9 +87,7 @@ def place_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[
     discount = 0.0
     code = args.get("promo_code")
     if code:
-        promo = ctx.state.get("promo_codes", str(code).upper())
-        if promo is None:
-            raise ToolError("not_found", f"{code} is not a valid promotion code.")
+        promo = ctx.record("promo_codes", str(code).upper(), f"{code} is not a valid promotion code.")
         if promo.get("status") != "active" or str(promo.get("expires", "")) < _today(ctx).isoformat():
             raise ToolError("conflict", f"{promo['code']} can no longer be used.")
         eligible = sum(p["price"] * q for p, q in items
@@ -142,9 +134,7 @@ def place_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[
 @custom_tool("retail_orders.cancel_order")
 def cancel_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Cancel an unshipped order and every item still waiting in it; the payment is refunded."""
-    order = ctx.state.get("orders", args["order_id"])
-    if order is None:
-        raise ToolError("not_found", f"No order {args['order_id']!r}.")
+    order = ctx.record("orders", args["order_id"], f"No order {args['order_id']!r}.")
     if order.get("status") not in _OPEN:
         raise ToolError("conflict", f"Order {order['order_id']} is {order.get('status')}; only orders that have not "
                                     "shipped can be cancelled (request a return once it arrives).")
@@ -164,9 +154,7 @@ def cancel_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict
 @custom_tool("retail_orders.request_return")
 def request_return(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Open a return (refund, store credit or exchange) for a delivered item inside its window."""
-    line = ctx.state.get("order_lines", args["line_id"])
-    if line is None:
-        raise ToolError("not_found", f"No order item {args['line_id']!r}.")
+    line = ctx.record("order_lines", args["line_id"], f"No order item {args['line_id']!r}.")
     if line.get("status") != "delivered":
         raise ToolError("conflict", f"The item is {line.get('status')}; only delivered items can be returned.")
     if not line.get("return_by") or str(line["return_by"]) < _today(ctx).isoformat():

@@ -20,9 +20,7 @@ STRONG_METHODS = ("passkey", "security_key", "authenticator_app")
 
 
 def _account(ctx: Any) -> dict[str, Any]:
-    account = ctx.state.get("accounts", str(ctx.values.get("account_id", "")))
-    if account is None:
-        raise ToolError("not_found", "No account is signed in.")
+    account = ctx.record("accounts", str(ctx.values.get("account_id", "")), "No account is signed in.")
     return account
 
 

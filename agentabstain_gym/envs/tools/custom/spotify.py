@@ -39,9 +39,7 @@ def _editable(ctx: Any, playlist_id: str) -> dict[str, Any]:
 
 
 def _track(ctx: Any, track_id: str) -> dict[str, Any]:
-    track = ctx.state.get("tracks", track_id)
-    if track is None:
-        raise ToolError("not_found", f"No track with id {track_id!r}.")
+    track = ctx.record("tracks", track_id, f"No track with id {track_id!r}.")
     return track
 
 

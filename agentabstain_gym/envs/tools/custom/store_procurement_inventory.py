@@ -22,9 +22,7 @@ _OPEN_PO = ("sent", "partially_received")
 
 
 def _need(ctx: Any, collection: str, key: str, what: str) -> dict[str, Any]:
-    record = ctx.state.get(collection, key)
-    if record is None:
-        raise ToolError("not_found", f"No {what} {key!r}.")
+    record = ctx.record(collection, key, f"No {what} {key!r}.")
     return record
 
 

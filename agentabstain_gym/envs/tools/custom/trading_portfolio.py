@@ -30,9 +30,7 @@ def _pct(part: float, whole: float) -> float:
 
 
 def _account(ctx: Any, account_id: str, *, open_only: bool = True) -> dict[str, Any]:
-    account = ctx.state.get(_ACCOUNTS, account_id)
-    if account is None:
-        raise ToolError("not_found", f"No account with account_id {account_id!r}.")
+    account = ctx.record(_ACCOUNTS, account_id, f"No account with account_id {account_id!r}.")
     if open_only and account.get("status") != "open":
         raise ToolError("conflict", f"Account {account['name']} (...{account['number_last4']}) is "
                                     f"{account.get('status')}.")
@@ -40,9 +38,7 @@ def _account(ctx: Any, account_id: str, *, open_only: bool = True) -> dict[str, 
 
 
 def _security(ctx: Any, symbol: str) -> dict[str, Any]:
-    security = ctx.state.get("securities", symbol.upper())
-    if security is None:
-        raise ToolError("not_found", f"No security with symbol {symbol!r}.")
+    security = ctx.record("securities", symbol.upper(), f"No security with symbol {symbol!r}.")
     return security
 
 
@@ -342,9 +338,7 @@ def place_order(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[
 @custom_tool("trading_portfolio.add_to_watchlist")
 def add_to_watchlist(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Add a symbol to one of the user's watchlists."""
-    watchlist = ctx.state.get("watchlists", args["watchlist_id"])
-    if watchlist is None:
-        raise ToolError("not_found", f"No watchlist with watchlist_id {args['watchlist_id']!r}.")
+    watchlist = ctx.record("watchlists", args["watchlist_id"], f"No watchlist with watchlist_id {args['watchlist_id']!r}.")
     symbol = _security(ctx, args["symbol"])["symbol"]
     if symbol in watchlist["symbols"]:
         raise ToolError("conflict", f"{symbol} is already on {watchlist['name']}.")
@@ -361,9 +355,7 @@ def withdraw_cash(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dic
     if account["type"] in _RETIREMENT:
         raise ToolError("not_authorised", f"Money leaves {account['name']} only as a distribution; file a "
                                           "distribution request instead.")
-    destination = ctx.state.get("cash_destinations", args["destination_id"])
-    if destination is None:
-        raise ToolError("not_found", f"No linked destination with destination_id {args['destination_id']!r}.")
+    destination = ctx.record("cash_destinations", args["destination_id"], f"No linked destination with destination_id {args['destination_id']!r}.")
     if destination.get("status") != "verified":
         raise ToolError("conflict", f"{destination['label']} is not verified for withdrawals yet.")
     if amount > float(account["cash_settled"]):

@@ -29,9 +29,7 @@ _STATUS_FIELDS = ("vehicle_id", "nickname", "model", "powertrain", "battery_pct"
 
 
 def _vehicle(ctx: Any, vehicle_id: str) -> dict[str, Any]:
-    vehicle = ctx.state.get("vehicles", vehicle_id)
-    if vehicle is None:
-        raise ToolError("not_found", f"No vehicle with vehicle_id {vehicle_id!r}.")
+    vehicle = ctx.record("vehicles", vehicle_id, f"No vehicle with vehicle_id {vehicle_id!r}.")
     return vehicle
 
 
@@ -157,9 +155,7 @@ def check_trip_range(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> 
 
 
 def _availability(ctx: Any, args: dict[str, Any]) -> tuple[dict[str, Any], list[str], str]:
-    center = ctx.state.get("service_centers", args["center_id"])
-    if center is None:
-        raise ToolError("not_found", f"No service centre with center_id {args['center_id']!r}.")
+    center = ctx.record("service_centers", args["center_id"], f"No service centre with center_id {args['center_id']!r}.")
     start = datetime.strptime(args["start"], _FMT)
     end = start + timedelta(minutes=_SERVICE_MINUTES[args["service"]])
     problems = []

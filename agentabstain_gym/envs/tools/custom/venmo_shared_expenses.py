@@ -25,9 +25,7 @@ def _me(ctx: Any) -> str:
 
 
 def _person(ctx: Any, user_id: str) -> dict[str, Any]:
-    person = ctx.state.get("people", user_id)
-    if person is None:
-        raise ToolError("not_found", f"No Venmo user with user_id {user_id!r}.")
+    person = ctx.record("people", user_id, f"No Venmo user with user_id {user_id!r}.")
     return person
 
 
@@ -37,9 +35,7 @@ def _name(ctx: Any, user_id: str) -> str:
 
 
 def _group(ctx: Any, group_id: str) -> dict[str, Any]:
-    group = ctx.state.get("groups", group_id)
-    if group is None:
-        raise ToolError("not_found", f"No group with group_id {group_id!r}.")
+    group = ctx.record("groups", group_id, f"No group with group_id {group_id!r}.")
     if _me(ctx) not in group["members"]:
         raise ToolError("not_authorised", f"You are not a member of {group['name']}.")
     return group
@@ -109,9 +105,7 @@ def _balances(ctx: Any, group: dict[str, Any]) -> dict[str, Any]:
 def _funding(ctx: Any, source_id: str | None, amount: float) -> dict[str, Any]:
     sources = [s for _, s in sorted(ctx.state.records("funding_sources").items())]
     if source_id is not None:
-        source = ctx.state.get("funding_sources", source_id)
-        if source is None:
-            raise ToolError("not_found", f"No funding source with source_id {source_id!r}.")
+        source = ctx.record("funding_sources", source_id, f"No funding source with source_id {source_id!r}.")
     else:  # the Venmo balance when it covers the payment, else the default bank or card
         balance = next((s for s in sources if s["type"] == "venmo_balance"), None)
         if balance is not None and float(balance["balance"]) >= amount:
@@ -266,9 +260,7 @@ def send_payment(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict
 @custom_tool("venmo_shared_expenses.pay_request")
 def pay_request(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Pay a pending request someone sent you; a request tied to a group also settles that debt in the group."""
-    request = ctx.state.get("payment_requests", args["request_id"])
-    if request is None:
-        raise ToolError("not_found", f"No request with request_id {args['request_id']!r}.")
+    request = ctx.record("payment_requests", args["request_id"], f"No request with request_id {args['request_id']!r}.")
     if request["payer_id"] != _me(ctx):
         raise ToolError("not_authorised", "That request was not sent to you.")
     if request["status"] != "pending":

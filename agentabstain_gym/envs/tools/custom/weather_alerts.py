@@ -148,9 +148,7 @@ def check_zone_alerts(ctx: Any, args: dict[str, Any], config: dict[str, Any]) ->
     alerts = [a for _, a in sorted(ctx.state.records("wx_alerts").items()) if _in_effect(a, now, until)]
     zones = []
     for zone_id in dict.fromkeys(str(z).upper() for z in args["zone_ids"]):
-        zone = ctx.state.get("wx_zones", zone_id)
-        if zone is None:
-            raise ToolError("not_found", f"No forecast zone {zone_id!r}.")
+        zone = ctx.record("wx_zones", zone_id, f"No forecast zone {zone_id!r}.")
         found = [{"alert_id": a["alert_id"], "event": a["event"], "severity": a.get("severity"),
                   "onset": a.get("onset"), "expires": a.get("expires"), "headline": a.get("headline", "")}
                  for a in alerts if zone_id in a.get("zones", [])]

@@ -246,13 +246,9 @@ _RESTORED_FIELDS = ("title", "body", "meta_description")
 @custom_tool("web_cms.restore_revision")
 def restore_revision(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """Copy a revision's title, body and meta description onto its page or post; keep the replaced text."""
-    revision = ctx.state.get("revisions", args["revision_id"])
-    if revision is None:
-        raise ToolError("not_found", f"No revision with revision_id {args['revision_id']!r}.")
+    revision = ctx.record("revisions", args["revision_id"], f"No revision with revision_id {args['revision_id']!r}.")
     collection = "pages" if revision.get("content_type") == "page" else "posts"
-    current = ctx.state.get(collection, revision["content_id"])
-    if current is None:
-        raise ToolError("not_found", f"The {revision.get('content_type')} {revision['content_id']!r} no longer exists.")
+    current = ctx.record(collection, revision["content_id"], f"The {revision.get('content_type')} {revision['content_id']!r} no longer exists.")
     if current.get("status") == "trashed":
         raise ToolError("conflict", f"{revision['content_id']} is in the trash; restore it from the trash first.")
     user = ctx.values.get("cms_user_id")

@@ -29,9 +29,7 @@ _LIVE = ("pending", "approved")
 
 
 def _employee(ctx: Any, employee_id: str) -> dict[str, Any]:
-    emp = ctx.state.get("employees", employee_id)
-    if emp is None:
-        raise ToolError("not_found", f"No employee with employee_id {employee_id!r}.")
+    emp = ctx.record("employees", employee_id, f"No employee with employee_id {employee_id!r}.")
     return emp
 
 
@@ -149,9 +147,7 @@ def _allowance(tax_code: str) -> float | None:
 @custom_tool("workforce_hr.get_payslip")
 def get_payslip(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """One fortnightly payslip with PAYE, National Insurance, pension and student loan worked out from gross pay."""
-    slip = ctx.state.get("payroll_records", args["payslip_id"])
-    if slip is None:
-        raise ToolError("not_found", f"No payslip with payslip_id {args['payslip_id']!r}.")
+    slip = ctx.record("payroll_records", args["payslip_id"], f"No payslip with payslip_id {args['payslip_id']!r}.")
     emp = ctx.state.get("employees", slip["employee_id"]) or {}
     gross = float(slip["gross_pay"])
     pension = round(gross * float(slip.get("pension_pct") or 0) / 100, 2)
