@@ -425,3 +425,14 @@ def test_shortest_path_prefers_cost_then_tie_break_and_reports_unreachable() -> 
     graph["c"] = [("d", (3.0, 0.0), "cd")]
     assert shortest_path(graph, "a", "d") == ((5.0, 9.0), ["ac", "cd"])
     assert shortest_path(graph, "d", "a") is None and shortest_path(graph, "a", "a") == ((0.0, 0.0), [])
+
+
+def test_ctx_record_returns_the_record_or_a_not_found_error(synthetic: World) -> None:
+    e = engine(synthetic)
+    first = records(synthetic, "accounts")[0]
+    assert e.ctx.record("accounts", first["account_id"]) == first
+    with pytest.raises(ToolError) as default:
+        e.ctx.record("accounts", "acc-none")
+    assert default.value.code == "not_found" and "'acc-none'" in str(default.value)
+    with pytest.raises(ToolError, match="no such thing"):
+        e.ctx.record("accounts", "acc-none", "no such thing")
