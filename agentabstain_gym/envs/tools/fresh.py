@@ -10,6 +10,7 @@ skipped, and the seed decides which of the remaining records are drawn.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 import zlib
@@ -96,14 +97,16 @@ def template_files() -> dict[str, Path]:
             if (TEMPLATE_DIR / f"{path.stem}.yaml").is_file()}
 
 
-def _used_keys(sandbox: str) -> set[str]:
-    """Every string argument of the curated pairs' gold calls: the records those pairs are about."""
+@functools.cache
+def _used_keys(sandbox: str) -> frozenset[str]:
+    """Every string argument of the curated pairs' gold calls: the records those pairs are about (read once per
+    sandbox, not once per template)."""
     used: set[str] = set()
     path = catalog.pair_files().get(sandbox)
     for pair in read_pair_file(sandbox, path)[0] if path is not None else ():  # this sandbox's file only
         for call in pair.positive.gold:
             used.update(v for v in call["arguments"].values() if isinstance(v, str))
-    return used
+    return frozenset(used)
 
 
 def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
