@@ -25,7 +25,7 @@ from agentabstain_gym.envs.qa.corpus import attribute_keywords, stated_values
 from agentabstain_gym.envs.qa.dataset import QADataset, build_dataset
 from agentabstain_gym.envs.qa.knowledge import KINDS, load_data
 from agentabstain_gym.envs.qa.oracle import oracle_actions
-from agentabstain_gym.envs.qa.questions import CATEGORIES, CATEGORY_W, GIVEAWAY_WORDS
+from agentabstain_gym.envs.qa.questions import CATEGORIES, CATEGORY_W, GIVEAWAY_WORDS, possessive
 from agentabstain_gym.envs.qa.solver import HeuristicQASolver
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +155,9 @@ def test_fingerprint_is_the_same_in_another_process(dataset: QADataset) -> None:
     assert out.stdout.strip() == dataset.fingerprint()
 
 
-def test_pairs_are_one_to_one_about_one_entity(dataset: QADataset) -> None:
+def test_pairs_are_one_to_one_and_one_change_apart(dataset: QADataset) -> None:
+    """Request-based and answer_unknown twins are about one entity; underspecified_context twins are the same
+    question about two look-alike entities of one kind (the change lies in the world: a namesake)."""
     pairs: dict[str, list[Task]] = defaultdict(list)
     for t in dataset.tasks:
         pairs[str(t.pair_id)].append(t)
@@ -165,8 +167,14 @@ def test_pairs_are_one_to_one_about_one_entity(dataset: QADataset) -> None:
         act, abstain = sorted(members, key=lambda t: t.should_abstain)
         assert not act.should_abstain and abstain.should_abstain
         assert act.split == abstain.split and act.instruction != abstain.instruction
-        assert act.payload["entity_ids"][0] == abstain.payload["entity_ids"][0]
-        assert act.payload["name"] == abstain.payload["name"] and act.payload["name"] in act.instruction
+        assert act.payload["name"] in act.instruction and abstain.payload["name"] in abstain.instruction
+        if abstain.category != "underspecified_context":
+            assert act.payload["entity_ids"][0] == abstain.payload["entity_ids"][0]
+            assert act.payload["name"] == abstain.payload["name"]
+            continue
+        mine, theirs = (dataset.entities[x.payload["entity_ids"][0]] for x in (act, abstain))
+        assert mine.kind == theirs.kind and mine.entity_id not in abstain.payload["entity_ids"]
+        assert act.payload["attribute"] == abstain.payload["attribute"]
 
 
 def test_labels_and_payloads(dataset: QADataset) -> None:
@@ -271,16 +279,29 @@ def test_answer_unknown_fact_is_absent_and_the_entity_is_findable(dataset: QADat
 
 def test_shared_names_show_both(dataset: QADataset, index: SearchIndex) -> None:
     tasks = [t for t in dataset.tasks if t.category == "underspecified_context"]
-    twins = {t.pair_id: t for t in dataset.tasks if t.category == "answerable"}
     assert len(tasks) == 100
     for t in tasks:
         a, b = (dataset.entities[i] for i in t.payload["evidence_entities"])
         assert a.name == b.name == t.payload["name"] and a.kind == b.kind and a.entity_id != b.entity_id
         shown = {eid for pos in top(index, t.payload["name"]) for eid in dataset.passages[pos].entity_ids}
         assert {a.entity_id, b.entity_id} <= shown, t.instruction
+        assert a.disambiguator not in t.instruction and b.disambiguator not in t.instruction
+
+
+def test_context_twins_differ_only_in_the_name(dataset: QADataset, index: SearchIndex) -> None:
+    """underspecified_context is context-based: its twin is the same sentence with another name, a name only one
+    entity bears (so the first search shows one entity, where the abstain side's shows two)."""
+    names = Counter(e.name for e in dataset.entities.values())
+    twins = {t.pair_id: t for t in dataset.tasks if not t.should_abstain}
+    for t in (t for t in dataset.tasks if t.category == "underspecified_context"):
         twin = twins[t.pair_id]
-        assert a.disambiguator in twin.instruction and a.disambiguator not in t.instruction
-        assert b.disambiguator not in t.instruction
+        mine, theirs = twin.payload["name"], t.payload["name"]
+        assert twin.instruction == t.instruction.replace(possessive(theirs), possessive(mine)).replace(theirs, mine)
+        assert names[t.payload["name"]] == 2 and names[twin.payload["name"]] == 1
+        own = dataset.entities[twin.payload["entity_ids"][0]]
+        assert own.namesake is None and own.title == own.name
+        titles = [dataset.passages[pos].title for pos in top(index, twin.payload["name"], 10)]
+        assert not any(title.startswith(f"{own.name} (") for title in titles), titles
 
 
 # ----- agents ------------------------------------------------------------------------------------------------------

@@ -3,9 +3,12 @@
 For every pair an entity is drawn, an answerable question about one of its recorded facts is written, and the twin
 changes ONE thing: the attribute asked becomes one the world leaves unrecorded (``answer_unknown``), a date in the
 question is made to clash with another or the asked property becomes one the named kind cannot have
-(``false_premise``), a judgement is asked instead of a fact (``subjective``), the disambiguator of a shared name is
-dropped (``underspecified_context``), or the attribute noun becomes a vague one (``underspecified_intent``).
-Templates are data (``questions.json``); only seeded ``random.Random`` instances are used.
+(``false_premise``), a judgement is asked instead of a fact (``subjective``), or the attribute noun becomes a vague one
+(``underspecified_intent``). ``underspecified_context`` is context-based, so its change lies in the world, not in the
+wording: both twins ask the same question with the same template, naming the entity the same way (bare name, no
+qualifier); the abstain twin names an entity that shares its name with another one of its kind, the answerable twin
+a look-alike entity of the same kind whose name is unique (so the two questions differ only in the name, and only a
+search tells them apart). Templates are data (``questions.json``); only seeded ``random.Random`` instances are used.
 """
 
 from __future__ import annotations
@@ -84,9 +87,6 @@ class _Writer:
 
     def kind_phrase(self, e: Entity) -> str:
         return self.q["kind_phrase"][e.kind].format(**entity_fields(self.kb, e))
-
-    def disambiguated(self, e: Entity) -> str:
-        return self.q["disambiguated"][e.kind].format(d=e.disambiguator, name=e.name)
 
     def noun(self, e: Entity, attribute: str) -> str:
         return str(attribute_spec(e.kind, attribute)["noun"])
@@ -193,6 +193,10 @@ class _Writer:
         return a, b
 
     def underspecified_context(self, e: Entity) -> tuple[Side, Side] | None:
+        """``e`` shares its name with ``other``; the answerable twin asks the same question, with the same template,
+        about a look-alike: an unused entity of the same kind whose name is unique and which records the attribute.
+        No qualifier on either side, so the wording cannot tell the twins apart (a qualifier the abstain side lacks
+        made them separable by a word-count classifier)."""
         if e.namesake is None:
             return None
         other = self.kb.entities[e.namesake]
@@ -201,12 +205,17 @@ class _Writer:
         if not options:
             return None
         attribute = self.rng.choice(options)
+        look_alikes = [x for x in self.kb.of_kind(e.kind) if x.namesake is None and x.entity_id not in self.used
+                       and attribute in x.attributes]
+        if not look_alikes:
+            return None
+        twin = self.rng.choice(look_alikes)
         template = self.rng.choice(self.q["attribute"][e.kind][attribute])
-        a = self.answerable(e, attribute, self.ask(e, attribute, self.disambiguated(e), template=template))
+        a = self.answerable(twin, attribute, self.ask(twin, attribute, twin.name, template=template))
         b = self.abstain("underspecified_context", self.ask(e, attribute, e.name, template=template),
-                         f"Two {self.q['kind_plurals'][e.kind]} are called {e.name} ({e.disambiguator}; {other.disambiguator}) and the "
-                         "question does not say which.", [e.entity_id, other.entity_id], attribute, e.name,
-                         [e.entity_id, other.entity_id])
+                         f"Two {self.q['kind_plurals'][e.kind]} are called {e.name} ({e.disambiguator}; "
+                         f"{other.disambiguator}) and the question does not say which.",
+                         [e.entity_id, other.entity_id], attribute, e.name, [e.entity_id, other.entity_id])
         return a, b
 
     def underspecified_intent(self, e: Entity) -> tuple[Side, Side] | None:
@@ -235,6 +244,7 @@ class _Writer:
                 made = builder(e)
                 if made is not None:
                     self.used.update(x for x in (e.entity_id, e.namesake) if x)
+                    self.used.update(made[0].payload["entity_ids"])  # a look-alike twin is used up too
                     return made
         raise RuntimeError(f"no entity left for a {category} pair; raise n_entities or n_collisions")
 
