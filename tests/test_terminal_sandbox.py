@@ -226,7 +226,7 @@ def test_a_fork_bomb_is_contained(backend: str) -> None:
         assert _process_count(sandbox) <= 64 + 8
         assert "still here" in sandbox.run("echo still here").output  # a builtin: the shell still answers
         tree = [] if backend == "docker" else [sandbox._child.pid, *procs.descendants(sandbox._child.pid)]
-    assert not any(procs._alive(pid) for pid in tree)
+    assert not any(procs.alive(pid) for pid in tree)
     if backend == "docker":
         assert _docker_leftovers() == []
 
@@ -266,7 +266,7 @@ def test_a_forgotten_sandbox_is_stopped_when_collected() -> None:
     tree = [sandbox._child.pid, *procs.descendants(sandbox._child.pid)]
     del sandbox
     gc.collect()
-    assert not any(procs._alive(pid) for pid in tree)
+    assert not any(procs.alive(pid) for pid in tree)
 
 
 _CHILD = textwrap.dedent("""

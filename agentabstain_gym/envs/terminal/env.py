@@ -81,7 +81,9 @@ class AbstainTerminalEnv(AbstainEnv):
     the observation says so.
 
     ## Rewards
-    On ``submit``: 1.0 if ``check.sh`` exits 0 in a fresh shell, else 0.0; 0 otherwise. Abstention-shaped
+    On ``submit``: 1.0 if ``check.sh`` exits 0, else 0.0; 0 otherwise. The checker runs out of the agent's reach:
+    every process of the agent is killed first, then ``check.sh`` starts in a new process that inherits nothing
+    from the agent's shell (see :meth:`~agentabstain_gym.envs.terminal.sandbox.Sandbox.check`). Abstention-shaped
     rewards come from :class:`agentabstain_gym.wrappers.AbstentionReward`.
 
     ## Starting State
@@ -234,7 +236,7 @@ class AbstainTerminalEnv(AbstainEnv):
         assert task is not None and self._sandbox is not None
         folder = Path(task.payload["folder"])
         try:
-            result = self._sandbox.run_script((folder / "check.sh").read_text(encoding="utf-8"))
+            result = self._sandbox.check((folder / "check.sh").read_text(encoding="utf-8"))
         except SandboxError as exc:
             self._check = (-1, str(exc)[:CHECK_OUTPUT_CHARS])
             return StepResult(f"Submitted, but the checker could not run: {exc}", terminated=True)

@@ -72,6 +72,7 @@ class SandboxLimits:
     memory_mb: int = 2048
     workspace_mb: int = 512
     tmp_mb: int = 256
+    shm_mb: int = 64
     script_timeout: float = 120.0
     interrupt_grace: float = 2.0
 
@@ -179,6 +180,7 @@ class Sandbox:
         self.workspace_path = WORKSPACE
         self.home_path = HOME
         self._closed = False
+        self._agent_killed = False
 
     # ----- hooks for backends ---------------------------------------------------------------------------------------
     def _spawn(self) -> Any:
@@ -197,10 +199,14 @@ class Sandbox:
         """Remove every process, mount and temporary file of the sandbox. Must be safe to call twice."""
         raise NotImplementedError
 
+    def _after_start(self) -> None:
+        """Called once the first shell is ready (backends record what they need to reach the sandbox later)."""
+
     # ----- public API -----------------------------------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self._child is not None and not self._closed
+        """Whether the agent's shell accepts commands (not after close, nor after a checker killed the agent)."""
+        return self._child is not None and not self._closed and not self._agent_killed
 
     def start(self) -> Sandbox:
         """Start the sandbox and its shell (cwd ``/workspace``); idempotent."""
@@ -212,6 +218,7 @@ class Sandbox:
             self._child = self._spawn()
             self._child.delaybeforesend = None
             self._init_shell(timeout=20.0)
+            self._after_start()
         except BaseException:
             self.close()
             raise
@@ -325,9 +332,9 @@ class Sandbox:
         while True:
             pending = self._pending
             match = _MARKER.search(pending)
-            while match is not None and match.group(1).decode() not in kinds:
-                if sink is not None:
-                    sink.add(pending[:match.start()])
+            while match is not None and not self._genuine(match, kinds):
+                if sink is not None:  # a marker we do not wait for, or one the agent printed: its output
+                    sink.add(pending[:match.end()] if match.group(1).decode() in kinds else pending[:match.start()])
                 pending = pending[match.end():]
                 match = _MARKER.search(pending)
             if match is not None:
@@ -353,6 +360,48 @@ class Sandbox:
                 self._pending = b""
                 return "EOF", -1
 
+    def _genuine(self, match: re.Match[bytes], kinds: set[str]) -> bool:
+        """Whether a marker is one we wait for and was printed by us, not by the agent.
+
+        Command markers carry a fresh nonce the agent cannot know in advance; the shell loop's EXIT and READY
+        markers cannot (the loop's memory is the agent's to read), so they are checked out of band: EXIT counts only
+        if the shell really is gone, READY only if its pid is a new shell.
+        """
+        kind = match.group(1).decode()
+        if kind not in kinds:
+            return False
+        if kind == "EXIT":
+            return not self._shell_alive()
+        if kind == "READY":
+            return self._is_new_shell(int(match.group(2)))
+        return True
+
+    def _shell_alive(self) -> bool:
+        """Whether the agent's current shell is still running (backends that can tell override this)."""
+        return False
+
+    def _is_new_shell(self, ns_pid: int) -> bool:
+        """Whether ``ns_pid`` (sandbox numbering) is a shell our loop just started."""
+        return ns_pid != self._shell_ns_pid
+
+    def checker_env(self) -> dict[str, str]:
+        """The checker's whole environment: the scripts' one, and Python kept off the agent's files (no workspace
+        on ``sys.path``, no user site directory)."""
+        return {**self.script_env(), "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1",
+                "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
+
+    def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
+              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+        """Run a checker out of the agent's reach and return its verdict.
+
+        With ``kill_agent`` (what an episode's ``submit`` does) every process the agent started is killed first and
+        the sandbox accepts no further commands. The checker then runs in a new process that inherits nothing from
+        the agent's shell (no functions, aliases, traps, options, variables or directory), with the checker
+        environment, a PATH of read-only system directories, a fresh empty HOME and /tmp, no /proc, and its exit
+        status read by us directly, never through the agent's terminal.
+        """
+        raise NotImplementedError
+
     def _line(self, line: str, deadline: float, sink: _Sink | None,
               marker: bool = False) -> tuple[str, tuple[str, int] | None]:
         """Type one line and read until its end; returns (nonce, what ended the read).
@@ -366,6 +415,8 @@ class Sandbox:
         return nonce, self._read_until({nonce, "EXIT"}, deadline, sink)
 
     def _execute(self, lines: list[str], call: str, timeout: float, cap: int) -> CommandResult:
+        if self._agent_killed:
+            raise SandboxError(f"the {self.name} sandbox's shell was stopped when its work was checked")
         if not self.running:
             raise SandboxError(f"the {self.name} sandbox is not running (call start(), or it was closed)")
         self._drain()

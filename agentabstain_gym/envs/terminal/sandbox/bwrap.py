@@ -1,7 +1,7 @@
 """The default backend: bubblewrap.
 
 A new root on tmpfs holding only /usr (and the merged-/usr links) and /etc, both read-only; a tmpfs workspace (or a
-bound host directory) at /workspace, tmpfs /tmp and /root; every namespace unshared (no network but loopback, own PID
+bound host directory) at /workspace, tmpfs /tmp, /root and /dev/shm, each with a size cap, and a read-only /dev; every namespace unshared (no network but loopback, own PID
 namespace, no further user namespaces); all capabilities dropped, because root in bwrap's user namespace could
 otherwise remount the read-only binds writable and write to the host; a host uid other than 0 so the process limit
 holds; ``--die-with-parent`` and ``--new-session``. The package, the task folders and anything else in
@@ -25,7 +25,7 @@ _probe_result: str | None = None
 
 
 def bwrap_isolation_args(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int,
-                         hidden: tuple[Path, ...]) -> list[str]:
+                         hidden: tuple[Path, ...], shm_mb: int = 64) -> list[str]:
     """The bwrap options that build the sandbox's file system and namespaces (without the command)."""
     args = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "0", "--gid", "0",
             "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -37,7 +37,9 @@ def bwrap_isolation_args(workspace_dir: Path | None, workspace_mb: int, tmp_mb: 
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
-    args += ["--dev", "/dev", "--proc", "/proc",
+    # bwrap's /dev is a tmpfs without a size: cap /dev/shm and make the rest read-only (devices stay usable)
+    args += ["--dev", "/dev", "--perms", "1777", "--size", str(shm_mb << 20), "--tmpfs", "/dev/shm",
+             "--remount-ro", "/dev", "--proc", "/proc",
              "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
              "--perms", "0700", "--size", str(64 << 20), "--tmpfs", HOME,
              "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
@@ -64,7 +66,7 @@ class BwrapSandbox(HostProcessSandbox):
         if self.workspace_dir is not None and procs.drop_uid() is not None:
             os.chown(self.workspace_dir, procs.SANDBOX_UID, procs.SANDBOX_UID)
         args = ["bwrap", *bwrap_isolation_args(self.workspace_dir, int(self.limits.workspace_mb),
-                                               int(self.limits.tmp_mb), self.hidden_paths)]
+                                               int(self.limits.tmp_mb), self.hidden_paths, int(self.limits.shm_mb))]
         args += ["--chdir", WORKSPACE, "--clearenv"]
         for key, value in self.shell_env().items():
             args += ["--setenv", key, value]

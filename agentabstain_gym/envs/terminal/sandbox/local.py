@@ -10,12 +10,18 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agentabstain_gym.envs.terminal.sandbox import procs
-from agentabstain_gym.envs.terminal.sandbox.base import SHELL_LOOP, SandboxUnavailable
-from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox
+from agentabstain_gym.envs.terminal.sandbox.base import (
+    SHELL_LOOP,
+    CommandResult,
+    SandboxError,
+    SandboxUnavailable,
+)
+from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox, run_captured
 
 
 class LocalSandbox(HostProcessSandbox):
@@ -23,6 +29,7 @@ class LocalSandbox(HostProcessSandbox):
 
     name = "local"
     isolated = False
+    namespaced = False
 
     def __init__(self, workspace_dir: str | Path | None = None, limits: Any = None, hidden_paths: Any = (),
                  unsafe: bool = False) -> None:
@@ -46,7 +53,20 @@ class LocalSandbox(HostProcessSandbox):
     def _launch_env(self) -> dict[str, str]:
         return self.shell_env()
 
-    def _teardown(self) -> None:
+    def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
+              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+        """A fresh process with a clean environment, after killing the shell's sessions (no isolation here)."""
+        if self._child is None or self._closed:
+            raise SandboxError("the local sandbox is not running")
+        if kill_agent:
+            self._agent_killed = True
+            self._kill_sessions()
+        argv = ["env", "-C", self.workspace_path, "-i", *(f"{k}={v}" for k, v in self.checker_env().items()),
+                "bash", "--noprofile", "--norc", "-c", text, "task-check", *map(str, args)]
+        return run_captured(argv, (), None, None, timeout or self.limits.script_timeout,
+                            output_cap or self.limits.output_cap)
+
+    def _kill_sessions(self) -> None:
         root = self._root_pid()
         if root is not None:
             tree = procs.descendants(root)
@@ -54,6 +74,9 @@ class LocalSandbox(HostProcessSandbox):
             strays = [pid for pid in procs._all_pids()
                       if pid != os.getpid() and (info := procs.stat(pid)) is not None and info[2] in sessions]
             procs.kill_all({root, *tree, *strays})
+
+    def _teardown(self) -> None:
+        self._kill_sessions()
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None

@@ -12,6 +12,9 @@ import signal
 import time
 from collections.abc import Callable, Iterable
 
+from agentabstain_gym.envs.terminal.sandbox import seccomp
+from agentabstain_gym.envs.terminal.sandbox.cgroups import SandboxCgroup
+
 #: Host uid the sandboxed processes run as when we are root: a uid other than 0 is what makes the kernel enforce
 #: RLIMIT_NPROC (processes of real uid 0 are exempt even without capabilities).
 SANDBOX_UID = 65534
@@ -79,15 +82,16 @@ def kill_all(pids: Iterable[int], wait: float = 3.0) -> list[int]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + wait
-    alive = pids
-    while alive and time.monotonic() < deadline:
-        alive = [pid for pid in alive if _alive(pid)]
-        if alive:
+    left = pids
+    while left and time.monotonic() < deadline:
+        left = [pid for pid in left if alive(pid)]
+        if left:
             time.sleep(0.01)
-    return alive
+    return left
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
     info = stat(pid)
     if info is None:
         return False
@@ -99,16 +103,22 @@ def _alive(pid: int) -> bool:
     return state not in (b"Z", b"X")
 
 
-def child_setup(drop_to: int | None) -> Callable[[], None]:
-    """A ``preexec_fn``: optionally become uid/gid ``drop_to``, then die with SIGKILL when our parent dies."""
+def child_setup(drop_to: int | None, cgroup: SandboxCgroup | None = None,
+                filtered: bool = False) -> Callable[[], None]:
+    """A ``preexec_fn``: join ``cgroup`` (while still privileged), optionally become uid/gid ``drop_to``, die with
+    SIGKILL when our parent dies, and with ``filtered`` install the seccomp filter (:mod:`.seccomp`)."""
     libc = ctypes.CDLL(None, use_errno=True)
 
     def setup() -> None:
+        if cgroup is not None:
+            cgroup.join()
         if drop_to is not None:
             os.setgroups([])
             os.setresgid(drop_to, drop_to, drop_to)
             os.setresuid(drop_to, drop_to, drop_to)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if filtered:
+            seccomp.install()
 
     return setup
 

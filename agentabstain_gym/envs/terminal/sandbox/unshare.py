@@ -22,7 +22,7 @@ _probe_result: str | None = None
 
 
 def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hidden: tuple[Path, ...],
-                  final: str) -> str:
+                  final: str, shm_mb: int = 64) -> str:
     """The sh script run as root of the new user namespace, ending by exec'ing ``final`` without privileges."""
     q = _sh_quote
     lines = [
@@ -36,6 +36,7 @@ def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hi
         "mount -t tmpfs -o size=1m,mode=0755 agx-dev dev",
         "for n in null zero full random urandom tty; do touch dev/$n; mount --bind /dev/$n dev/$n; done",
         "mkdir dev/pts dev/shm",
+        f"mount -t tmpfs -o size={shm_mb}m,mode=1777 agx-shm dev/shm",
         "mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts dev/pts",
         "ln -s pts/ptmx dev/ptmx; ln -s /proc/self/fd dev/fd",
         "ln -s /proc/self/fd/0 dev/stdin; ln -s /proc/self/fd/1 dev/stdout; ln -s /proc/self/fd/2 dev/stderr",
@@ -86,7 +87,7 @@ class UnshareSandbox(HostProcessSandbox):
         env = " ".join(f"{k}={_sh_quote(v)}" for k, v in self.shell_env().items())
         final = f"env -i {env} sh -c {_sh_quote(SHELL_LOOP)}"
         script = _mount_script(self.workspace_dir, int(self.limits.workspace_mb), int(self.limits.tmp_mb),
-                               self.hidden_paths, final)
+                               self.hidden_paths, final, int(self.limits.shm_mb))
         return ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--pid",
                 "--kill-child", "--net", "--ipc", "--uts", "--cgroup", "--", "sh", "-c", script]
 
