@@ -268,3 +268,29 @@ def test_heuristic_reads_every_observation_mode_alike() -> None:
                           (run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks(split="val")[:60])]
     assert outcomes["text"] == outcomes["text_rich"] == outcomes["html"]
     assert sum(o == "success" for o, _, _ in outcomes["text"]) >= 20
+
+
+def test_task_files_that_reuse_an_id_keep_their_own_goals(env: gym.Env, tmp_path: Path) -> None:
+    """Goals and hidden sets belong to a task's content, not its id: two envs of one process whose task files give
+    the same id to different goals each score and hide by their own goal (they once shared the first one's)."""
+    data = env.unwrapped.dataset
+    first = solvable_task(env)
+    goal = data.goal(first)
+    other = next(t for t in env.unwrapped.tasks(category=MISSING_TARGET)
+                 if data.goal(t).category != goal.category and data.hidden(t))
+
+    def line(g, category: str) -> str:
+        return json.dumps({"task_id": "shared-id", "instruction": "buy what I need",
+                           "should_abstain": category != "solvable", "category": category,
+                           "goal": {"product_type": g.product_type, "attributes": list(g.attributes),
+                                    "options": [list(o) for o in g.options], "price_upper": g.price_upper}})
+
+    (tmp_path / "a.jsonl").write_text(line(goal, "solvable"))
+    (tmp_path / "b.jsonl").write_text(line(data.goal(other), MISSING_TARGET))
+    a, b = (gym.make("AbstainWebShop-v0", tasks_file=str(tmp_path / f"{n}.jsonl")) for n in "ab")
+    actions = oracle_actions(first, data, env.unwrapped.index)
+    assert play(a, "shared-id", actions)["task_reward"] == 1.0
+    b.reset(options={"task_id": "shared-id"})
+    assert b.unwrapped._hidden == data.hidden(other)  # b hides what could meet b's goal, not a's
+    assert play(b, "shared-id", actions)["task_reward"] <= 0.1 + 1e-9  # and scores against b's goal
+    assert play(a, "shared-id", actions)["task_reward"] == 1.0  # b did not change a

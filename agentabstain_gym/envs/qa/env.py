@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,8 @@ class AbstainQAEnv(AbstainEnv):
     five abstention categories: the fact is absent from the corpus (``answer_unknown``), the question rests on a
     false premise (``false_premise``), asks for a judgement (``subjective``), names an entity that two share
     (``underspecified_context``), or is vague about what it asks (``underspecified_intent``). Each abstain question
-    is a one-change twin of an answerable one (same ``pair_id``).
+    is a one-change twin of an answerable one (same ``pair_id``); for ``underspecified_context`` the change is in the
+    world, not the wording: the twin is the same question about a look-alike entity whose name is unique.
 
     ## Action Space
     ``Text``: ``search[<query>]`` (top ``top_k`` passages; at most ``max_searches`` searches), ``answer[<text>]``
@@ -87,6 +89,7 @@ class AbstainQAEnv(AbstainEnv):
             self._dataset = load_abstentionbench(Path(self.questions_file), Path(str(self.corpus_file)))
         else:
             self._dataset = build_dataset(seed=self.data_seed, n_pairs=self.n_pairs)
+        self._by_id = {t.task_id: t for t in self._dataset.tasks}
         self._index: SearchIndex | None = None
 
     @property
@@ -100,6 +103,7 @@ class AbstainQAEnv(AbstainEnv):
         state = self.__dict__.copy()
         state["_dataset"] = None
         state["_index"] = None
+        state["_by_id"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -109,6 +113,13 @@ class AbstainQAEnv(AbstainEnv):
     # ----- family hooks -------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
         return self._dataset.tasks
+
+    def _task_from_options(self, options: Mapping[str, Any]) -> Task | None:
+        """A stored task by id in one lookup: the base class's scan made a reset's time grow with the task's place
+        in the list (3 to 23 us over 1,000 tasks), noise a timing agent could correlate with the label in a finite
+        set. Unknown ids fall through to the base class, which explains the error."""
+        task_id = options.get("task_id")
+        return self._by_id.get(task_id) if isinstance(task_id, str) else None
 
     def _begin(self, task: Task) -> str:
         self._searches_left = self.max_searches

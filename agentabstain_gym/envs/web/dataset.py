@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -36,9 +37,30 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:10]
 
 
+@dataclass(frozen=True)
+class Derived:
+    """What an episode needs beyond the task record: the goal a purchase is scored against and the positions the
+    catalogue view leaves out (non-empty only for Missing Target)."""
+
+    goal: Goal | None
+    hidden: frozenset[int]
+
+
+def goal_key(task: Task) -> str:
+    """A task's goal as canonical JSON: what derived state depends on (never the task id, which two task files
+    may give to different goals)."""
+    return json.dumps(task.payload.get("goal"), sort_keys=True)
+
+
 class WebDataset:
     """A catalogue and its tasks. ``goal(task)`` is the goal a purchase is scored against (None for custom tasks
-    without one); ``hidden(task)`` the positions a Missing Target episode's catalogue view leaves out."""
+    without one); ``hidden(task)`` the positions a Missing Target episode's catalogue view leaves out.
+
+    Both are computed for every task here, when the dataset is built, not at a task's first reset: a hidden set
+    costs a catalogue scan, and work done lazily at the first reset of Missing Target tasks only made that reset
+    measurably slower (a timing agent told them from their twins at AUC 0.99). Tasks from elsewhere (a tasks file,
+    reset options) go through :meth:`derive`, which caches by goal content on this dataset, never by task id.
+    """
 
     def __init__(self, catalogue: Catalogue, tasks: Sequence[Task], seed: int = 0) -> None:
         self.catalogue = catalogue
@@ -47,8 +69,8 @@ class WebDataset:
         self._by_id = {t.task_id: t for t in self.tasks}
         if len(self._by_id) != len(self.tasks):
             raise ValueError("task ids are not unique")
-        self._goals: dict[str, Goal | None] = {}
-        self._hidden: dict[str, frozenset[int]] = {}
+        self._satisfying: dict[str, frozenset[int]] = {}
+        self._derived: dict[str, Derived] = {t.task_id: self._derive(t, scan_all=False) for t in self.tasks}
 
     def documents(self) -> Sequence[str]:
         return self.catalogue.documents()
@@ -56,21 +78,37 @@ class WebDataset:
     def task(self, task_id: str) -> Task:
         return self._by_id[task_id]
 
+    def _satisfy(self, key: str, goal: Goal) -> frozenset[int]:
+        if key not in self._satisfying:
+            self._satisfying[key] = frozenset(int(i) for i in self.catalogue.satisfying(goal))
+        return self._satisfying[key]
+
+    def _derive(self, task: Task, scan_all: bool) -> Derived:
+        """``scan_all``: scan the catalogue for every task with a goal, whatever its category, so that deriving
+        at a reset costs the same for a Missing Target task and its twin (own tasks are derived here, in the
+        constructor, where only Missing Target needs the scan)."""
+        data = task.payload.get("goal")
+        if not data:
+            return Derived(None, frozenset())
+        goal = goal_from_dict(data)
+        if task.category != MISSING_TARGET and not scan_all:
+            return Derived(goal, frozenset())
+        satisfying = self._satisfy(goal_key(task), goal)
+        return Derived(goal, satisfying if task.category == MISSING_TARGET else frozenset())
+
+    def derive(self, task: Task) -> Derived:
+        """Goal and hidden set of ``task``: precomputed for this dataset's own tasks (checked by identity, so a
+        foreign task that reuses an id is not mistaken for one), computed from the goal for any other task."""
+        if self._by_id.get(task.task_id) is task:
+            return self._derived[task.task_id]
+        return self._derive(task, scan_all=True)
+
     def goal(self, task: Task) -> Goal | None:
-        if task.task_id not in self._goals:
-            data = task.payload.get("goal")
-            self._goals[task.task_id] = goal_from_dict(data) if data else None
-        return self._goals[task.task_id]
+        return self.derive(task).goal
 
     def hidden(self, task: Task) -> frozenset[int]:
-        """Missing Target: every product that could earn 1.0 for the goal (computed once per task)."""
-        if task.category != MISSING_TARGET:
-            return frozenset()
-        if task.task_id not in self._hidden:
-            goal = self.goal(task)
-            self._hidden[task.task_id] = (frozenset(int(i) for i in self.catalogue.satisfying(goal))
-                                          if goal is not None else frozenset())
-        return self._hidden[task.task_id]
+        """Missing Target: every product that could earn 1.0 for the goal (empty for every other category)."""
+        return self.derive(task).hidden
 
     def canonical(self) -> str:
         tasks = [[t.task_id, t.instruction, t.should_abstain, t.category, t.split, t.pair_id, t.w, t.evidence,

@@ -12,7 +12,7 @@ from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.web import pages
 from agentabstain_gym.envs.web.catalogue import Product
 from agentabstain_gym.envs.web.custom import CUSTOM_KEYS, custom_task, load_tasks_file
-from agentabstain_gym.envs.web.dataset import MISSING_TARGET, WebDataset, build_dataset
+from agentabstain_gym.envs.web.dataset import MISSING_TARGET, Derived, WebDataset, build_dataset
 from agentabstain_gym.envs.web.loader import load_webshop
 from agentabstain_gym.envs.web.matching import Goal, score_purchase
 
@@ -101,6 +101,10 @@ class AbstainWebShopEnv(AbstainEnv):
             self._dataset = build_dataset(self.data_seed, self.n_products, self.n_goals)
         self._task_list = (tuple(load_tasks_file(self.tasks_file)) if self.tasks_file is not None
                            else self._dataset.tasks)
+        # every task's goal and hidden set, now rather than at its first reset (where the catalogue scan of a
+        # Missing Target task made that reset slower than its twin's); keyed by id, checked by identity
+        self._derived: dict[str, tuple[Task, Derived]] = {t.task_id: (t, self._dataset.derive(t))
+                                                          for t in self._task_list}
         self._index: SearchIndex | None = None
 
     @property
@@ -116,7 +120,7 @@ class AbstainWebShopEnv(AbstainEnv):
 
     def __getstate__(self) -> dict[str, Any]:  # the catalogue and index are rebuilt from the arguments
         state = self.__dict__.copy()
-        state["_dataset"] = state["_index"] = state["_task_list"] = None
+        state["_dataset"] = state["_index"] = state["_task_list"] = state["_derived"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -136,11 +140,15 @@ class AbstainWebShopEnv(AbstainEnv):
         return self._task_list
 
     def _task_from_options(self, options: Mapping[str, Any]) -> Task | None:
+        """A task of the user's own, or a stored task by id in one lookup (the base class's scan made a reset's
+        time grow with the task's place in the list); unknown ids fall through to the base class's error."""
         if options.get("instruction") is None:
             stray = [k for k in self.extra_reset_options if options.get(k) is not None]
             if stray:
                 raise ValueError(f"reset options {stray} describe a task of your own and need 'instruction'")
-            return None
+            task_id = options.get("task_id")
+            entry = self._derived.get(task_id) if isinstance(task_id, str) else None
+            return entry[0] if entry is not None else None
         return custom_task({k: options[k] for k in CUSTOM_KEYS if options.get(k) is not None})
 
     def _clear_page(self) -> None:
@@ -156,9 +164,11 @@ class AbstainWebShopEnv(AbstainEnv):
         self._view: pages.Page | None = None
 
     def _begin(self, task: Task) -> str:
+        """The same work for every stored task (a lookup); only a task from reset options is derived here."""
         self._clear_page()
-        self._hidden = self._dataset.hidden(task)
-        self._goal = self._dataset.goal(task)
+        entry = self._derived.get(task.task_id)
+        derived = entry[1] if entry is not None and entry[0] is task else self._dataset.derive(task)
+        self._hidden, self._goal = derived.hidden, derived.goal
         return self._show()
 
     def _product(self, index: int) -> Product:
