@@ -142,8 +142,18 @@ def _plots(records: list[dict[str, Any]], directory: str) -> None:
     print(f"plots: {', '.join(str(Path(directory) / name) for name in written)}", file=sys.stderr)
 
 
+def _error_summary(records: list[dict[str, Any]]) -> str:
+    """The "agent errors: N; env errors: M" line: episodes that failed because the agent raised (or spent its
+    budget) and because the environment itself failed; both count as failures, so they must be visible."""
+    from agentabstain_gym.core.metrics import error_counts
+
+    counts = error_counts(records)
+    return f"agent errors: {counts['agent']}; env errors: {counts['env']}"
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     records = _read(args.files)
+    print(f"{len(records)} episodes; {_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json, bootstrap=args.bootstrap))
     if args.plots:
         _plots(records, args.plots)
@@ -199,9 +209,10 @@ def _progress_bar(total: int) -> Any:
     from tqdm import tqdm
 
     from agentabstain_gym.core import outcome
+    from agentabstain_gym.core.metrics import error_kind
 
     bar = tqdm(total=total, unit="ep", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
-    counts = {"abstain": 0, "timely": 0, "solvable": 0, "over": 0, "errors": 0}
+    counts = {"abstain": 0, "timely": 0, "solvable": 0, "over": 0, "agent": 0, "env": 0}
 
     def update(record: dict[str, Any], finished: int, _total: int) -> None:
         if record["should_abstain"]:
@@ -210,10 +221,12 @@ def _progress_bar(total: int) -> Any:
         else:
             counts["solvable"] += 1
             counts["over"] += record["outcome"] == outcome.OVER_ABSTAIN
-        counts["errors"] += "error" in (record.get("extras") or {})
+        kind = error_kind(record)
+        if kind is not None:
+            counts[kind] += 1
         bar.set_postfix(absrec1=f"{counts['timely'] / max(1, counts['abstain']):.2f}",
-                        over=f"{counts['over'] / max(1, counts['solvable']):.2f}", errors=counts["errors"],
-                        refresh=False)
+                        over=f"{counts['over'] / max(1, counts['solvable']):.2f}", errors=counts["agent"],
+                        env_errors=counts["env"], refresh=False)
         bar.update(finished - bar.n)  # redraws at most every mininterval
 
     return bar, update
@@ -266,9 +279,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         records = evaluate(config, out=args.out, workers=args.workers, progress=update)
     if bar is not None:
         bar.close()
-    errors = sum("error" in (r.get("extras") or {}) for r in records)
     print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split}); "
-          f"agent errors: {errors}", file=sys.stderr)
+          f"{_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json))
     if args.plots:
         _plots(records, args.plots)

@@ -8,6 +8,7 @@ the episode in flight, and a re-run with the same output file skips what is reco
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -27,10 +28,12 @@ import numpy as np
 import agentabstain_gym
 from agentabstain_gym.agents import AGENT_NAMES, make_agent
 from agentabstain_gym.agents.base import Agent
+from agentabstain_gym.core.base_env import ERROR_KINDS, json_safe
 from agentabstain_gym.core.record import append_records, iter_records
 
 SUITES = ("all", "web", "terminal", "qa", "tools")
 _ERROR_CHARS = 2000
+_ERROR_KEYS = tuple(ERROR_KINDS.values())  # extras["error"] (agent errors) and extras["env_error"] (env errors)
 
 
 def episode_seed(seed: int, env_id: str, task_id: str) -> int:
@@ -154,31 +157,66 @@ def recorded_keys(out: Path) -> tuple[set[tuple[str, str, str, int]], list[dict[
 
 
 # ----- running ------------------------------------------------------------------------------------------------------
-def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str, Any]:
-    """Play one episode; an agent that raises ends it as a failure with the error text in ``extras["error"]``.
+def _error_text() -> str:
+    """The current exception's last frames, capped, for a record's ``extras``."""
+    return traceback.format_exc(limit=3)[-_ERROR_CHARS:]
 
-    An agent with an ``episode_extras()`` method (e.g. the LLM agent's transcript) has it merged into ``extras``.
+
+def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str, Any]:
+    """Play one episode and return its record, whatever the agent or the env does.
+
+    An agent that raises (in ``reset``, ``act`` or ``episode_extras``) ends the episode as a failure with the error
+    in ``extras["error"]``; an env whose ``reset`` or ``step`` raises ends it as a failure with the error in
+    ``extras["env_error"]``, so an env bug is never counted against the agent. An agent with an
+    ``episode_extras()`` method (e.g. the LLM agent's transcript) has it merged into ``extras``. The record is
+    strict-JSON safe (:func:`json_safe`: NaN as null, lone surrogates as U+FFFD), so writing it cannot fail.
     """
-    reset = agent.reset
-    if "seed" in inspect.signature(reset).parameters:
-        reset(seed=seed)  # type: ignore[call-arg]
-    else:
-        reset()
-    observation, info = env.reset(seed=seed, options={"task_id": task_id})
+    base = env.unwrapped
+    agent_error: str | None = None
+    try:
+        reset = agent.reset
+        if "seed" in inspect.signature(reset).parameters:
+            reset(seed=seed)  # type: ignore[call-arg]
+        else:
+            reset()
+    except Exception:  # noqa: BLE001 - any agent bug is recorded, never fatal to the run
+        agent_error = _error_text()
+    try:
+        observation, info = env.reset(seed=seed, options={"task_id": task_id})
+    except Exception:  # noqa: BLE001 - an env that cannot start the episode is recorded as such
+        record = base.failure_record(_error_text(), kind="env", task_id=task_id, seed=seed)
+        return _with_agent_extras(record, agent)
+    if agent_error is not None:
+        return _with_agent_extras(base.abort(agent_error), agent)
     while True:
         try:
             action = agent.act(observation, info)
         except Exception:  # noqa: BLE001 - any agent bug is recorded, never fatal to the run
-            record = env.unwrapped.abort(traceback.format_exc(limit=3)[-_ERROR_CHARS:])
+            record = base.abort(_error_text())
             break
-        observation, _reward, terminated, truncated, info = env.step(action)
+        try:
+            observation, _reward, terminated, truncated, info = env.step(action)
+        except Exception:  # noqa: BLE001 - nor is an env bug, which is recorded apart from agent errors
+            record = base.abort(_error_text(), kind="env")
+            break
         if terminated or truncated:
             record = dict(info["abstention"])
             break
+    return _with_agent_extras(record, agent)
+
+
+def _with_agent_extras(record: dict[str, Any], agent: Agent) -> dict[str, Any]:
+    """``record`` with the agent's ``episode_extras()`` merged into ``extras``, as strict-JSON-safe values."""
     extras = getattr(agent, "episode_extras", None)  # e.g. the LLM agent's transcript
     if callable(extras):
-        record["extras"] = {**(record.get("extras") or {}), **extras()}
-    return record
+        merged = dict(record.get("extras") or {})
+        try:
+            # the agent's keys win, except that it cannot hide or claim an error the runner recorded
+            merged = {**merged, **json_safe(dict(extras())), **{k: merged[k] for k in _ERROR_KEYS if k in merged}}
+        except Exception:  # noqa: BLE001 - a broken extras hook is the agent's error, not the run's
+            merged.setdefault("error", _error_text())
+        record["extras"] = merged
+    return record  # the env's part is strict-JSON safe already (AbstainEnv records go through json_safe)
 
 
 class _Worker:
@@ -199,6 +237,10 @@ class _Worker:
         record = run_episode(env, agent, episode.task_id, episode.seed)
         record["agent"] = agent_label(episode.agent, agent)
         record["agent_spec"] = episode.agent
+        if "env_error" in record["extras"]:  # the env may be left half-way through a step: start the next afresh
+            self.envs.pop(episode.env_id, None)
+            with contextlib.suppress(Exception):
+                env.close()
         return record
 
     def close(self) -> None:

@@ -12,8 +12,13 @@ Decisions worth knowing:
 * **A malformed reply costs the turn.** A reply that names no known action (or calls a tool with unusable
   arguments) is sent to the env as it is (``name(arguments)`` for a tool call), and the env answers "Invalid
   action...", as it would for any agent.
-* **Budget.** Per episode at most ``max_requests`` requests (retries count) and ``max_tokens`` tokens (as the
-  server reports them, else estimated at four characters a token). When the budget is spent the agent **raises**
+* **Budget.** Per episode at most ``max_requests`` requests (retries count), ``max_tokens`` tokens and
+  ``max_episode_reply_chars`` characters of replies. Tokens are counted per request as the larger of what the server
+  reports and the reply's length at four characters a token, so a server that under-reports (a 1 MB reply "costing"
+  11 tokens) cannot run past the budget. Each reply is also cut to ``max_reply_chars`` characters (with a note in
+  the message and ``truncated`` in the transcript entry) before it is kept or acted on, so one reply cannot bloat
+  the record; lone surrogates in a reply become U+FFFD, so the conversation can always be sent again. When the
+  budget is spent the agent **raises**
   :class:`BudgetExhausted` by default: the runner records the episode as an agent error, a failure on either side
   with the reason in ``extras["error"]``. Abstaining instead (``on_budget="abstain"``) is available but would credit
   a spent budget as a correct ABSTAIN on should-abstain tasks, inflating recall, so it is not the default.
@@ -35,10 +40,18 @@ from typing import Any
 
 from agentabstain_gym.agents.llm_client import ChatCaller, LLMError, MalformedResponse, describe_error
 from agentabstain_gym.core.actions import abstain, tool_call
+from agentabstain_gym.core.base_env import valid_utf8
 
 ENV_PLAYBOOK = "ABSTAIN_GYM_LLM_PLAYBOOK"
 ENV_TOOLS = "ABSTAIN_GYM_LLM_TOOLS"
 BUDGET_MODES = ("raise", "abstain")
+#: Defaults: a reply longer than any action needs is cut; an episode's replies together are bounded.
+MAX_REPLY_CHARS = 32_000
+MAX_EPISODE_REPLY_CHARS = 256_000
+_CHARS_PER_TOKEN = 4
+#: A kept reply holds at most this many items per list (choices, tool calls) and keys per object, this deep.
+_MAX_ITEMS = 16
+_MAX_DEPTH = 12
 _NOT_RUN = "Not executed: one action per turn, and only the first tool call of a reply is run."
 
 
@@ -110,9 +123,13 @@ class LLMAgent:
     def __init__(self, *, family: str | None = None, env_id: str | None = None, base_url: str | None = None,
                  model: str | None = None, api_key: str | None = None, use_tools: bool | None = None,
                  playbook: Any = None, max_requests: int = 40, max_tokens: int | None = 200_000,
+                 max_reply_chars: int = MAX_REPLY_CHARS, max_episode_reply_chars: int | None = MAX_EPISODE_REPLY_CHARS,
                  on_budget: str = "raise", name: str = "llm", **client: Any) -> None:
         if on_budget not in BUDGET_MODES:
             raise ValueError(f"on_budget must be one of {BUDGET_MODES}, got {on_budget!r}")
+        if max_reply_chars < 1 or (max_episode_reply_chars is not None and max_episode_reply_chars < 1):
+            raise ValueError("max_reply_chars and max_episode_reply_chars must be positive")
+        self.max_reply_chars, self.max_episode_reply_chars = max_reply_chars, max_episode_reply_chars
         if family is None and env_id is not None:
             from agentabstain_gym.agents import env_family
 
@@ -157,6 +174,8 @@ class LLMAgent:
         self.tools: list[Tool] = []
         self._pending: tuple[str, list[str]] = ("none", [])
         self._budget_exhausted = False
+        self.tokens = 0  # the episode's tokens as budgeted: per request, max(reported, reply length / 4)
+        self.reply_chars = 0  # characters of every reply received this episode, before any cut
         self.caller.reset_counters()
 
     @property
@@ -176,22 +195,77 @@ class LLMAgent:
                 raise BudgetExhausted(reason)
             return abstain(f"LLM budget exhausted ({reason})")
         schemas = [t.schema() for t in self.tools] if self.use_tools else None
+        reported = self.caller.tokens
         try:
             response = self.caller.complete(self.messages, tools=schemas)
         except MalformedResponse as exc:  # the turn is spent, as for any unusable action
+            kept = self.caller.calls[-1].get("response") if self.caller.calls else None
+            chars = self._clip(kept) if isinstance(kept, dict) else 0
+            self.reply_chars += chars
+            self.tokens += max(self.caller.tokens - reported, -(-chars // _CHARS_PER_TOKEN))
             self.messages.append({"role": "assistant", "content": ""})
             self._pending = ("text", [])
             self.caller.calls[-1]["malformed"] = describe_error(exc)
             return ""
+        chars = self._clip(response)
+        self.reply_chars += chars
+        self.tokens += max(self.caller.tokens - reported, -(-chars // _CHARS_PER_TOKEN))
         message = dict(response["choices"][0].get("message") or {})
         return self._take(message)
+
+    def _clip(self, response: dict[str, Any]) -> int:
+        """Cut the reply in place so the conversation and the transcript keep a bounded, sendable copy, note each cut
+        in the transcript entry (``truncated``), and return how many characters the reply's strings had before cutting.
+
+        Lone surrogates (which a server can send as ``\\ud800`` escapes) become U+FFFD: the conversation is sent back
+        with the next request, which cannot be encoded otherwise.
+
+        Every string is cut to ``max_reply_chars`` (with a note appended), every list to its first
+        :data:`_MAX_ITEMS` items and every object to its first :data:`_MAX_ITEMS` keys; only the first choice's
+        first tool call is ever acted on, so nothing an agent needs is lost.
+        """
+        cuts: list[dict[str, Any]] = []
+        total = 0
+        cap = self.max_reply_chars
+
+        def clip(value: Any, where: str, depth: int) -> Any:
+            nonlocal total
+            if isinstance(value, str):
+                total += len(value)
+                value = valid_utf8(value)  # a lone surrogate would make every later request fail to encode
+                if len(value) <= cap:
+                    return value
+                cuts.append({"where": where, "chars": len(value), "kept": cap})
+                return value[:cap] + f"\n[... reply cut: {len(value) - cap} more characters]"
+            if depth >= _MAX_DEPTH and isinstance(value, dict | list):
+                cuts.append({"where": where, "nested_deeper_than": _MAX_DEPTH})
+                return None
+            if isinstance(value, list):
+                if len(value) > _MAX_ITEMS:
+                    cuts.append({"where": where, "items": len(value), "kept": _MAX_ITEMS})
+                return [clip(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value[:_MAX_ITEMS])]
+            if isinstance(value, dict):
+                if len(value) > _MAX_ITEMS:
+                    cuts.append({"where": where, "keys": len(value), "kept": _MAX_ITEMS})
+                items = list(value.items())[:_MAX_ITEMS]
+                return {clip(k, f"{where}.<key>", depth + 1) if isinstance(k, str) else k:
+                        clip(v, f"{where}.{str(k)[:40]}", depth + 1) for k, v in items}
+            return value
+
+        clipped = {k: clip(v, str(k), 1) for k, v in response.items()}
+        response.clear()
+        response.update(clipped)
+        if cuts and self.caller.calls:
+            self.caller.calls[-1]["truncated"] = cuts
+        return total
 
     def episode_extras(self) -> dict[str, Any]:
         """What the runner stores in ``record["extras"]``: the whole conversation and every request."""
         return {"transcript": {
             "model": self.caller.model, "tool_mode": self.use_tools, "messages": list(self.messages),
             "tools": [t.schema() for t in self.tools] if self.use_tools else [], "calls": list(self.caller.calls),
-            "usage": {"requests": self.caller.requests, "tokens": self.caller.tokens},
+            "usage": {"requests": self.caller.requests, "tokens": self.tokens},
+            "reply_chars": self.reply_chars,
             "budget_exhausted": self._budget_exhausted, "playbook": self.playbook_text is not None}}
 
     # ----- conversation -------------------------------------------------------------------------------------------
@@ -247,8 +321,10 @@ class LLMAgent:
     def _budget_spent(self) -> str | None:
         if self.caller.requests >= self.max_requests:
             return f"{self.caller.requests} requests of {self.max_requests}"
-        if self.max_tokens is not None and self.caller.tokens >= self.max_tokens:
-            return f"{self.caller.tokens} tokens of {self.max_tokens}"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"{self.tokens} tokens of {self.max_tokens}"
+        if self.max_episode_reply_chars is not None and self.reply_chars >= self.max_episode_reply_chars:
+            return f"{self.reply_chars} reply characters of {self.max_episode_reply_chars}"
         return None
 
     def _take(self, message: dict[str, Any]) -> str:

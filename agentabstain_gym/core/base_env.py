@@ -7,6 +7,8 @@ here puts a label into an observation or into ``info`` before the episode ends.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -14,7 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from agentabstain_gym.core import outcome as outcomes
-from agentabstain_gym.core.actions import ABSTAIN_VERB, Action, ActionError, parse_action
+from agentabstain_gym.core.actions import ABSTAIN_VERB, Action, ActionError, parse_action, text_problem
 from agentabstain_gym.core.record import EpisodeRecord
 from agentabstain_gym.core.spaces import ACTION_MAX_CHARS, OBSERVATION_MAX_CHARS, printable, text_space
 from agentabstain_gym.core.task import SPLITS, Task
@@ -22,6 +24,10 @@ from agentabstain_gym.core.task import SPLITS, Task
 #: Longest action text kept in an episode record's steps; longer text is cut with a note.
 RECORDED_ACTION_CHARS = 4096
 RESET_OPTIONS = ("task_id", "split", "category", "variant")
+#: Where :func:`json_safe` stops descending; deeper values are replaced by a note (records are never that deep).
+JSON_SAFE_DEPTH = 200
+#: Integers with more bits than this are written as a note: Python cannot print integers of 4,300+ digits.
+_JSON_INT_BITS = 14_000
 
 
 @dataclass
@@ -139,6 +145,11 @@ class AbstainEnv(gym.Env[str, str]):
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         self._turn += 1
         parsed = self._parse(action)
+        # an action that would be carried out but holds text no family can use (a NUL, a lone surrogate) is refused
+        # here too, for families with their own parser (the terminal's commands go to a shell)
+        problem = text_problem(action) if isinstance(parsed, Action) and isinstance(action, str) else None
+        if problem is not None:
+            parsed = ActionError(f"Invalid action: {problem}.")
         if isinstance(parsed, ActionError):
             result = StepResult(observation=parsed.message, invalid=True)
         elif parsed.verb == ABSTAIN_VERB:
@@ -163,23 +174,49 @@ class AbstainEnv(gym.Env[str, str]):
         info = self._info()
         if terminated or truncated:
             self._done = True
-            info["abstention"] = self._record(result).to_dict()
+            info["abstention"] = json_safe(self._record(result).to_dict())
         if self.render_mode == "human":
             self.render()
         return observation, reward, terminated, truncated, info
 
-    def abort(self, error: str) -> dict[str, Any]:
-        """End the running episode because the agent failed (e.g. raised), and return its record.
+    def abort(self, error: str, *, kind: str = "agent") -> dict[str, Any]:
+        """End the running episode because the agent (``kind="agent"``) or the env itself (``kind="env"``) failed,
+        and return its record.
 
-        The record counts as no ABSTAIN and no completed task, so the episode is a failure on either side, with
-        ``extras["error"]`` holding the text. Used by runners; nothing here is visible to the agent.
+        The record counts as no ABSTAIN and no completed task, so the episode is a failure on either side, with the
+        text in ``extras["error"]`` (agent errors) or ``extras["env_error"]`` (env errors), so that an env bug is
+        never blamed on the agent. Used by runners; nothing here is visible to the agent. After an env error the
+        env may be half-way through a step, so the record is built from the task alone if need be.
         """
-        if self._task is None or self._done:
+        if kind not in ERROR_KINDS:
+            raise ValueError(f"kind must be one of {ERROR_KINDS}, got {kind!r}")
+        if self._task is None or (self._done and kind == "agent"):
             raise RuntimeError("abort() needs a running episode: call reset() first")
         self._done = True
-        record = self._record(StepResult(observation="", terminated=False))
-        record.extras["error"] = error
-        return record.to_dict()
+        self._tau = None  # whatever the step got to, the episode did not end in a recorded ABSTAIN
+        try:
+            record = self._record(StepResult(observation="", terminated=False)).to_dict()
+        except Exception:  # noqa: BLE001 - the env is broken; the task alone still says what the episode was
+            record = self.failure_record(error, kind=kind, task_id=self._task.task_id, seed=self._reset_seed)
+        record["extras"][ERROR_KINDS[kind]] = error
+        return json_safe(record)
+
+    def failure_record(self, error: str, *, kind: str = "env", task_id: str,
+                       seed: int | None = None) -> dict[str, Any]:
+        """The record of an episode that could not run at all (e.g. ``reset`` raised): a failure on either side,
+        built from the task's label alone, with ``error`` under ``extras[ERROR_KINDS[kind]]``."""
+        task = next((t for t in self._tasks() if t.task_id == task_id), None)
+        if task is None:
+            raise KeyError(f"unknown task_id {task_id!r}")
+        outcome = outcomes.classify(task.should_abstain, task.w, None, False)
+        record = EpisodeRecord(
+            env_id=self.spec.id if self.spec is not None else type(self).__name__,
+            family=self.family, task_id=task.task_id, pair_id=task.pair_id, split=task.split,
+            category=task.category, scenario=task.scenario, should_abstain=task.should_abstain, w=task.w, tau=None,
+            evidence_turn=None, turns=0, outcome=outcome, success=False, task_reward=0.0, seed=seed, steps=[],
+            max_turns=self.max_turns, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
+        )
+        return json_safe(record.to_dict())
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -248,6 +285,73 @@ class AbstainEnv(gym.Env[str, str]):
             reaction_delay=(tau - ev - 1) if (tau is not None and ev is not None and task.should_abstain) else None,
             extras={"instruction": task.instruction, **self._episode_extras()},
         )
+
+
+#: Where a record keeps each kind of failure: the agent's (it raised, or spent its budget) or the env's own.
+ERROR_KINDS = {"agent": "error", "env": "env_error"}
+
+
+def json_safe(value: Any, _depth: int = 0) -> Any:
+    """``value`` as strict JSON can hold it, so a record can always be written as one UTF-8 JSON line.
+
+    NaN and infinities become ``None`` (strict JSON has no NaN), lone surrogates in strings and keys become U+FFFD
+    (a surrogate pair split into two code points is joined), integers too long for Python to print and values
+    nested deeper than :data:`JSON_SAFE_DEPTH` become a note, tuples become lists, sets become sorted lists, and
+    anything else becomes its ``str``. A value strict JSON can already hold (the usual case, checked at C speed by
+    encoding it once) is returned as it is.
+    """
+    if _depth == 0:
+        try:
+            json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+            return value
+        except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+            pass
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value if value.isascii() else valid_utf8(value)
+    if isinstance(value, int):
+        return value if value.bit_length() <= _JSON_INT_BITS else f"<integer of {value.bit_length()} bits>"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if _depth >= JSON_SAFE_DEPTH:
+        return "<nested too deep to record>"
+    if isinstance(value, Mapping):
+        return {_json_key(k): json_safe(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v, _depth + 1) for v in value]
+    if isinstance(value, set | frozenset):  # sorted, so the record does not depend on the process's hash seed
+        return sorted((json_safe(v, _depth + 1) for v in value), key=repr)
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item):
+        try:
+            return json_safe(item(), _depth + 1)
+        except (TypeError, ValueError):
+            pass
+    return json_safe(str(value), _depth + 1)
+
+
+def valid_utf8(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (a split surrogate pair is joined), so it encodes."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _json_key(key: Any) -> str:
+    """A dict key as ``json.dumps`` would write it (str, number, bool, null), made safe like any string."""
+    if isinstance(key, str):
+        return key if key.isascii() else valid_utf8(key)
+    if key is None or isinstance(key, bool):
+        return "null" if key is None else ("true" if key else "false")
+    if isinstance(key, int | float):
+        safe = json_safe(key)
+        return "null" if safe is None else str(safe) if isinstance(safe, str) else repr(safe)
+    return valid_utf8(str(key))
 
 
 def _recorded(action: object) -> str:

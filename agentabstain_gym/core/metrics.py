@@ -318,8 +318,26 @@ def summarize(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0
     out.update(delay_stats(rows))
     out["outcomes"] = dict(sorted(Counter(_outcome(r) for r in rows).items()))
     out["abstention_classes"] = abstention_classes(rows)
+    out["errors"] = error_counts(rows)
     out["ci95"] = _bootstrap(ab, sv, act, abst, b=bootstrap, seed=seed)
     return out
+
+
+#: Where a record holds each kind of error: the agent's own failure, or the environment's (see ``AbstainEnv.abort``).
+ERROR_FIELDS = (("agent", "error"), ("env", "env_error"))
+
+
+def error_kind(record: Record) -> str | None:
+    """``"agent"`` if the episode ended because the agent failed, ``"env"`` if the env did, else None."""
+    extras = as_dict(record).get("extras") or {}
+    return next((kind for kind, key in ERROR_FIELDS if key in extras), None)
+
+
+def error_counts(records: Iterable[Record]) -> dict[str, int]:
+    """How many episodes ended in an agent error and in an env error (both are failures in every metric; the
+    counts say how many of the failures were not the policy's doing)."""
+    counts = Counter(error_kind(r) for r in records)
+    return {kind: counts.get(kind, 0) for kind, _ in ERROR_FIELDS}
 
 
 def abstention_classes(records: Iterable[Record]) -> dict[str, int]:

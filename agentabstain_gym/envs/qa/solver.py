@@ -160,7 +160,7 @@ class HeuristicQASolver:
 
     def entity_name(self) -> str | None:
         """The passage-title name the question mentions first (else its longest capitalised phrase)."""
-        names = {self._split_title(t)[0] for t, _ in self.seen.values()}
+        names = dict.fromkeys(self._split_title(t)[0] for t, _ in self.seen.values())  # ordered: no set of strings
         inside = [n for n in names if n and n in self.question]
         if inside:  # the first one the question mentions ('Moraford in Lornreach' is about Moraford)
             return min(inside, key=lambda n: (self.question.index(n), -len(n)))

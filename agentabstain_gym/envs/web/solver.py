@@ -47,7 +47,10 @@ class HeuristicWebSolver:
         self.abstain_enabled = abstain
         self.max_checks = max_checks
         self._types = sorted(product_types(), key=lambda t: -len(t.name))
-        self._all_values = {v for t in self._types for vs in t.values for v in vs}
+        # a tuple, longest first: the abstain reason names the first foreign value found, and iterating a set of
+        # strings would make that depend on the process's hash seed (records differed between --workers 1 and 2)
+        self._all_values = tuple(sorted({v for t in self._types for vs in t.values for v in vs},
+                                        key=lambda v: (-len(v), v)))
         self.reset()
 
     def reset(self) -> None:
@@ -93,7 +96,7 @@ class HeuristicWebSolver:
         if floors and self.cap is not None and max(floors) >= self.cap:
             return f"no price is above {max(floors):.2f} and below {self.cap:.2f} dollars"
         own = {v for vs in self.ptype.values for v in vs}
-        foreign = [v for v in self._all_values - own if any(c.isdigit() for c in v)
+        foreign = [v for v in self._all_values if v not in own and any(c.isdigit() for c in v)
                    and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", text)]
         if foreign and not any(v in o for v in foreign for o in self.options):
             return f"a {self.ptype.name} does not come as {foreign[0]}"
