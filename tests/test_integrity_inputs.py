@@ -472,3 +472,35 @@ def test_reply_characters_per_episode_are_a_budget(tmp_path: Path) -> None:
     assert record["extras"]["transcript"]["budget_exhausted"] is True and record["outcome"] == "missed"
     with pytest.raises(ValueError):
         LLMAgent(family="qa", model="m", max_reply_chars=0)
+
+
+# ----- the tool engine, called directly ----------------------------------------------------------------------------
+def test_the_tool_engine_never_raises_on_huge_or_deep_arguments() -> None:
+    from agentabstain_gym.envs.tools.engine import Engine, world
+
+    sandbox = world(("Calendar",))
+    engine = Engine(sandbox, sandbox.snapshot)
+    deep: list[Any] = []
+    for _ in range(DEEP):
+        deep = [deep]
+    for name, arguments in (("list_events", {"limit": 10**5000}), ("get_event", {"event_id": 10**5000}),
+                            ("get_event", {"event_id": deep}), ("list_events", {"date_from": deep})):
+        call = engine.call(name, arguments)
+        assert call.error is not None and call.error["code"] == "invalid_request", call.error
+        assert "internal error" not in call.error["message"]
+        strict_line({"arguments": call.arguments, "observation": call.observation})
+    assert not engine.committed and engine.diff() == {}
+
+
+def test_a_result_that_overflows_is_refused_not_shown_as_infinity() -> None:
+    from agentabstain_gym.envs.tools.tasks import make_engine, pairs_for
+
+    pair = next(p for p in pairs_for("TradingPortfolio", None)
+                if any(c["tool"] == "preview_order" for c in p.positive.gold))
+    call = next(c for c in pair.positive.gold if c["tool"] == "preview_order")
+    engine = make_engine(pair.positive)
+    result = engine.call("preview_order", {**call["arguments"], "quantity": 1e308})  # an int of 309 digits
+    assert result.error == {"code": "invalid_request", "message": "preview_order: these arguments lead to numbers "
+                            "too large to represent; use realistic values."}
+    assert "Infinity" not in result.observation
+    assert engine.call("preview_order", call["arguments"]).error is None  # realistic values still work

@@ -19,16 +19,17 @@ from agentabstain_gym.envs.tools.generate import fill_template
 from agentabstain_gym.envs.tools.predicates import PredicateError, compile_predicate
 from agentabstain_gym.envs.tools.spec import CollectionSpec, SandboxSpec, SpecError, ToolSpec, load_sandbox
 from agentabstain_gym.envs.tools.state import Snapshot, State
-from agentabstain_gym.envs.tools.values import Invalid, coerce
+from agentabstain_gym.envs.tools.values import Invalid, _short, coerce
 
 OVERRIDE_MODES = ("error", "timeout", "empty", "stale", "conflict")
 #: Most distinct argument names reported back in one error message.
 _MAX_NAMES_SHOWN = 8
+_OUT_OF_RANGE = "{tool}: these arguments lead to numbers too large to represent; use realistic values."
 
 
 def dumps(value: Any) -> str:
-    """Tool results as agents see them: canonical JSON (sorted keys, ASCII)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=True)
+    """Tool results as agents see them: canonical, strict JSON (sorted keys, ASCII; NaN and infinities raise)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=False)
 
 
 class World:
@@ -249,11 +250,18 @@ class Engine:
                 result = self._overridden(tool, args, override)
             else:
                 result = self._run(tool, args)
-            text = dumps(result)
+            try:
+                text = dumps(result)
+            except ValueError:  # NaN or an infinity: a number overflowed; strict JSON (and records) hold neither
+                raise ToolError("invalid_request", _OUT_OF_RANGE.format(tool=tool.name)) from None
             record.result = result
         except ToolError as exc:
             self.state.rollback(mark)
             record.error = exc.to_dict()
+            text = dumps({"error": record.error})
+        except OverflowError:  # arguments so large that the tool's arithmetic overflowed: the agent's to fix
+            self.state.rollback(mark)
+            record.error = ToolError("invalid_request", _OUT_OF_RANGE.format(tool=record.tool)).to_dict()
             text = dumps({"error": record.error})
         except Exception as exc:  # a bug in a custom tool must not crash the episode or half-change the state
             self.state.rollback(mark)
@@ -307,11 +315,12 @@ def _patched(result: Any, o: Override, where: Any) -> Any:
 
 
 def _safe_arguments(arguments: Any) -> Any:
-    """A small, JSON-safe copy of what the agent sent, for the trace (huge strings cut)."""
+    """A small, JSON-safe copy of what the agent sent, for the trace (huge strings cut). Arguments JSON cannot
+    hold (huge integers, thousands of nesting levels, other types) are kept as a short text instead."""
     try:
         text = json.dumps(arguments, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(arguments)[:500]
+    except (TypeError, ValueError, RecursionError):
+        return _short(arguments, 500)
     if len(text) > 2000:
         return text[:2000] + "..."
     return arguments

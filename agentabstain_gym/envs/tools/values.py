@@ -47,7 +47,13 @@ def normalize_datetime(value: str) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    """``repr(value)`` cut to ``limit``; never raises (Python refuses to print integers of 4,300+ digits and
+    recursion-deep containers), because the text goes into a message for the agent."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = (f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>" if isinstance(value, int)
+                else f"<{type(value).__name__} too large to show>")
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
