@@ -196,11 +196,11 @@ def run_episode(env: gym.Env, agent: Agent, task_id: str, seed: int) -> dict[str
             break
         try:
             observation, _reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                record = dict(info["abstention"])
+                break
         except Exception:  # noqa: BLE001 - nor is an env bug, which is recorded apart from agent errors
             record = base.abort(_error_text(), kind="env")
-            break
-        if terminated or truncated:
-            record = dict(info["abstention"])
             break
     return _with_agent_extras(record, agent)
 
@@ -211,8 +211,9 @@ def _with_agent_extras(record: dict[str, Any], agent: Agent) -> dict[str, Any]:
     if callable(extras):
         merged = dict(record.get("extras") or {})
         try:
-            # the agent's keys win, except that it cannot hide or claim an error the runner recorded
-            merged = {**merged, **json_safe(dict(extras())), **{k: merged[k] for k in _ERROR_KEYS if k in merged}}
+            # the agent's keys win, except the error keys: only the runner says an episode failed, and why
+            own = {k: v for k, v in dict(extras()).items() if k not in _ERROR_KEYS}
+            merged = {**merged, **json_safe(own)}
         except Exception:  # noqa: BLE001 - a broken extras hook is the agent's error, not the run's
             merged.setdefault("error", _error_text())
         record["extras"] = merged

@@ -380,6 +380,40 @@ def test_an_env_whose_reset_raises_is_recorded_and_the_run_goes_on(tmp_path: Pat
     assert main(["report", str(out), "--json"]) == 0
 
 
+class _BrokenResetAgent(_OneHostileAction):
+    def reset(self) -> None:
+        raise RuntimeError("reset is broken")
+
+
+class _BrokenExtrasAgent(_OneHostileAction):
+    action = "abstain[x]"
+
+    def episode_extras(self) -> dict[str, Any]:
+        return {"note": 1 / 0}
+
+
+class _ClaimingAgent(_OneHostileAction):
+    action = "abstain[x]"
+
+    def episode_extras(self) -> dict[str, Any]:
+        return {"env_error": "claimed by the agent", "error": "also claimed", "note": "kept"}
+
+
+def test_agent_hooks_that_raise_are_agent_errors_and_cannot_claim_env_errors() -> None:
+    from agentabstain_gym.runner import run_episode
+
+    env = gym.make("AbstainQA-v0")
+    task_id = env.unwrapped.tasks(split="test")[0].task_id
+    record = run_episode(env, _BrokenResetAgent(), task_id, seed=0)
+    assert "reset is broken" in record["extras"]["error"] and record["turns"] == 0
+    assert "env_error" not in record["extras"]
+    record = run_episode(env, _BrokenExtrasAgent(), task_id, seed=0)
+    assert "ZeroDivisionError" in record["extras"]["error"] and "env_error" not in record["extras"]
+    assert record["tau"] == 1  # the episode itself is kept as played
+    record = run_episode(env, _ClaimingAgent(), task_id, seed=0)
+    assert record["extras"]["note"] == "kept" and not {"error", "env_error"} & set(record["extras"])
+
+
 # ----- the LLM agent: surrogates in replies, under-reported usage, huge replies ------------------------------------
 def scripted_server(script: list[dict[str, Any]], default: dict[str, Any] | None = None) -> Any:
     """The scripted chat server, able to report the usage an item names (as a server that under-counts does)."""
