@@ -160,11 +160,13 @@ class AbstainQAEnv(AbstainEnv):
         return StepResult(text, evidence=self._evidence_shown())
 
     def _evidence_shown(self) -> bool:
+        """Whether the results so far show every evidence entity of a search-revealed (w >= 2) task. Every part is
+        evaluated for every task, so a search costs the same whatever the label."""
         task = self._task
-        if task is None or not task.should_abstain or task.w is None or task.w < 2:
+        if task is None:
             return False
-        needed = task.payload.get("evidence_entities") or []
-        return set(needed) <= self._seen_entities
+        shown = set(task.payload.get("evidence_entities") or ()) <= self._seen_entities
+        return shown & bool(task.should_abstain) & ((task.w or 0) >= 2)  # no short cut on the label
 
     def _answer(self, text: str) -> StepResult:
         if not text:
