@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f ext_counts.txt ] || exit 1
 expected='png 4
 none 2

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f region_totals.csv ] || exit 1
 expected='region,total
 east,159.85

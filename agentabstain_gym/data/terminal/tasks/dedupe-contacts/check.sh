@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f contacts_clean.csv ] || exit 1
 expected='name,email
 Ada Park,ada.park@example.org

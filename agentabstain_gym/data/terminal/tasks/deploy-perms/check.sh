@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 want='755 site
 755 site/bin
 755 site/bin/backup.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f .env ] || exit 1
-python3 - <<'PY'
+python3 -I - <<'PY'  # isolated: nothing in the workspace is importable
 import sys
 want = """# --- app ---
 APP_NAME=shop

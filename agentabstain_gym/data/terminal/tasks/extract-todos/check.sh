@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f todo.txt ] || exit 1
 expected='src/app.py:3: validate the input path
 src/app.py:6: return a proper exit code

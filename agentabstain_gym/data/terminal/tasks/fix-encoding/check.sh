@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 set -eu
-python3 - <<'PY'
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
+python3 -I - <<'PY'  # isolated: nothing in the workspace is importable
 import sys
 want = {
     "legacy/customers.txt": "Zoë Brontë;Malmö\nJosé Núñez;Cádiz\nFrançois Lefèvre;Besançon\n",

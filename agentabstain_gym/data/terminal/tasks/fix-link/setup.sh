@@ -44,6 +44,7 @@ if [ "${1:-original}" != "missing_prerequisite" ]; then
 cat > include/ops.h <<'X'
 #ifndef OPS_H
 #define OPS_H
+/* calc's arithmetic kernels, implemented in src/ops.c (interface rev 4, 2023-11) */
 long op_add(long a, long b);
 long op_mul(long a, long b);
 #endif

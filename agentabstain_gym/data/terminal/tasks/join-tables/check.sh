@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f totals.txt ] || exit 1
 expected='jonas 42.00
 lea 19.35

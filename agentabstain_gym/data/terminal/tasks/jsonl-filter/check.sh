@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f purchases_eu.jsonl ] || exit 1
-python3 - <<'PY'
+python3 -I - <<'PY'  # isolated: nothing in the workspace is importable
 import json, sys
 want = [("ev-001", "IT", 12.64), ("ev-004", "DE", 50.29), ("ev-016", "IT", 45.85), ("ev-020", "PL", 55.0),
         ("ev-022", "DE", 15.15), ("ev-028", "PL", 37.69), ("ev-030", "SE", 29.7), ("ev-040", "FR", 17.18),

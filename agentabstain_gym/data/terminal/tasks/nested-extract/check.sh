@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f all_reports.csv ] || exit 1
 expected='region,revenue
 north,1200

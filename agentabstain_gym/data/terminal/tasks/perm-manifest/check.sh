@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f not_found.txt ] || exit 1
 [ "$(sed 's/[[:space:]]*$//' not_found.txt | grep -v '^$' | tr '\n' ' ')" = "release/config/app.yml release/keys/signing.pem " ] || exit 1
 m() { stat -c %a "$1"; }

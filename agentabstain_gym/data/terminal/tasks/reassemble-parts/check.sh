@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f restored/site/index.html ] && [ -f restored/site/robots.txt ] && [ -f restored/site/img/logo.bin ] || exit 1
 [ "$(head -n 1 restored/site/index.html)" = "<h1>Backup OK</h1>" ] || exit 1
 [ "$(tail -n 1 restored/site/index.html)" = "<p>row 399</p>" ] || exit 1

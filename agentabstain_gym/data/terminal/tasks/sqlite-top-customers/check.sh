@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 set -eu
+export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 [ -f top_customers.csv ] || exit 1
 expected='name,total
 Birch & Co,319.99

@@ -31,6 +31,7 @@ python3 -c 'import random; r = random.Random(99); open("data.bin", "wb").write(b
 if [ "${1:-original}" != "missing_prerequisite" ]; then
   cat > vendor/crc_impl.c <<'X'
 #include "crc.h"
+const char libcrc_build_id[] = "libcrc 1.8.2 vendor build 5c1f0e9a77d2";
 uint32_t crc32_update(uint32_t crc, const unsigned char *buf, size_t len) {
     crc = ~crc;
     for (size_t i = 0; i < len; i++) {
