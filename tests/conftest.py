@@ -26,3 +26,16 @@ def require_command(name: str, why: str) -> None:
     """Skip (or fail, in CI) when the command ``name`` is not installed."""
     if not shutil.which(name):
         skip_or_fail(f"{name} is not installed ({why})")
+
+
+def require_backend(name: str) -> None:
+    """Skip (or, under ABSTAIN_GYM_REQUIRE_ALL=1, fail) when the terminal sandbox backend ``name`` cannot run here."""
+    from agentabstain_gym.envs.terminal.sandbox import why_unavailable
+
+    if name == "bwrap":
+        require_command("bwrap", "the default terminal sandbox")
+    elif name == "unshare":
+        require_command("unshare", "the util-linux fallback sandbox")
+    why = why_unavailable(name)
+    if why is not None:
+        skip_or_fail(f"the {name} backend is not available: {why}")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import require_command, skip_or_fail
+from conftest import require_backend
 
 import agentabstain_gym
 from agentabstain_gym.envs.terminal.sandbox import (
@@ -29,7 +29,6 @@ from agentabstain_gym.envs.terminal.sandbox import (
     make_sandbox,
     procs,
     resolve_backend,
-    why_unavailable,
 )
 from agentabstain_gym.envs.terminal.sandbox.base import ansi_c_lines
 
@@ -37,18 +36,6 @@ BACKENDS = ["bwrap", "unshare", "docker"]
 HEAVY = ["bwrap", "docker"]  # the slow tests run on the two backends the issue names
 PACKAGE_DIR = Path(agentabstain_gym.__file__).resolve().parent
 FAST = {"command_timeout": 10, "interrupt_grace": 1.0}
-
-
-def require_backend(name: str) -> None:
-    """Skip (or, under ABSTAIN_GYM_REQUIRE_ALL=1, fail) when ``name`` cannot run here."""
-    if name == "bwrap":
-        require_command("bwrap", "the default terminal sandbox")
-    elif name == "unshare":
-        require_command("unshare", "the util-linux fallback sandbox")
-    why = why_unavailable(name)
-    if why is None:
-        return
-    skip_or_fail(f"the {name} backend is not available: {why}")
 
 
 @pytest.fixture(params=BACKENDS)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -97,7 +99,9 @@ class AbstainTerminalEnv(AbstainEnv):
     ``backend`` (None = bwrap, else unshare, else docker when its image is built; ``"local"`` only with
     ``unsafe=True``), ``tasks_dir`` (folders of your own; default the shipped set), ``limits`` (dict of
     :class:`~agentabstain_gym.envs.terminal.sandbox.SandboxLimits` fields, overriding the tasks' own),
-    ``image`` (docker image name), ``split``, ``max_turns``, ``render_mode``.
+    ``image`` (docker image name), ``split``, ``max_turns``, ``render_mode``, ``reset_quantum`` (seconds, default
+    0.05: reset returns at the next multiple of it, since a variant whose setup removes something would otherwise
+    reset measurably faster than its original; 0 turns this off).
 
     ## Version History
     * v0: initial release.
@@ -113,8 +117,12 @@ class AbstainTerminalEnv(AbstainEnv):
 
     def __init__(self, *, backend: str | None = None, tasks_dir: str | Path | None = None,
                  limits: Mapping[str, Any] | None = None, unsafe: bool = False, image: str | None = None,
-                 split: str | None = None, max_turns: int | None = None, render_mode: str | None = None) -> None:
+                 split: str | None = None, max_turns: int | None = None, render_mode: str | None = None,
+                 reset_quantum: float = 0.05) -> None:
         super().__init__(max_turns=max_turns, split=split, render_mode=render_mode)
+        if not isinstance(reset_quantum, (int, float)) or reset_quantum < 0:
+            raise ValueError(f"reset_quantum must be a number >= 0 (seconds), got {reset_quantum!r}")
+        self.reset_quantum = float(reset_quantum)
         self._max_turns_arg = max_turns
         self.backend = resolve_backend(backend, unsafe)
         self.unsafe, self.image = unsafe, image
@@ -177,7 +185,11 @@ class AbstainTerminalEnv(AbstainEnv):
     def _begin(self, task: Task) -> str:
         self._commands = []
         self._check = None
+        started = time.monotonic()
         self._start(task)
+        if self.reset_quantum > 0:  # a missing prerequisite's setup does less work: round it off so no one can time it
+            elapsed = time.monotonic() - started
+            time.sleep(math.ceil(elapsed / self.reset_quantum) * self.reset_quantum - elapsed)
         return (f"Task: {task.instruction}\n"
                 f"You are in a bash shell in {self._workspace()}. Send one shell command per turn (it may span "
                 "several lines); you will see its output and exit status. Send submit when the task is done, or "

@@ -19,7 +19,11 @@ from pathlib import Path
 
 REPOSITORY = "agentabstain-gym-terminal"
 SUITE = "bookworm"
-RECIPE_VERSION = 1
+RECIPE_VERSION = 2
+#: The unprivileged user the agent's shell runs as in a container (a passwd entry, so git and whoami work).
+AGENT_UID = 1000
+_AGENT_PASSWD = f"agent:x:{AGENT_UID}:{AGENT_UID}:agent:/root:/bin/bash"
+_AGENT_GROUP = f"agent:x:{AGENT_UID}:"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 #: What the tasks may use. The bwrap and unshare backends use the host's /usr instead: install the same there.
 PACKAGES: tuple[str, ...] = (
@@ -46,8 +50,9 @@ def image_name(suite: str = SUITE, packages: Sequence[str] = PACKAGES) -> str:
 def _make_rootfs(tarball: Path, suite: str, mirror: str, packages: Sequence[str], log: Callable[[str], None]) -> None:
     include = ",".join(packages)
     if shutil.which("mmdebstrap"):
-        argv = ["mmdebstrap", "--quiet", "--variant=minbase", f"--include={include}", suite, str(tarball),
-                f"deb {mirror} {suite} main"]
+        hook = f'echo "{_AGENT_PASSWD}" >> "$1/etc/passwd"; echo "{_AGENT_GROUP}" >> "$1/etc/group"'
+        argv = ["mmdebstrap", "--quiet", "--variant=minbase", f"--include={include}", f"--customize-hook={hook}",
+                suite, str(tarball), f"deb {mirror} {suite} main"]
         log("running: " + " ".join(argv[:4]) + " ...")
         subprocess.run(argv, check=True)
         return
@@ -56,6 +61,10 @@ def _make_rootfs(tarball: Path, suite: str, mirror: str, packages: Sequence[str]
         argv = ["debootstrap", "--variant=minbase", f"--include={include}", suite, str(root), mirror]
         log("running: debootstrap --variant=minbase ...")
         subprocess.run(argv, check=True)
+        with open(root / "etc" / "passwd", "a", encoding="utf-8") as passwd:
+            passwd.write(_AGENT_PASSWD + "\n")
+        with open(root / "etc" / "group", "a", encoding="utf-8") as group:
+            group.write(_AGENT_GROUP + "\n")
         subprocess.run(["tar", "-C", str(root), "-cf", str(tarball), "."], check=True)
         shutil.rmtree(root, ignore_errors=True)
         return

@@ -40,6 +40,7 @@ def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hi
         "mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts dev/pts",
         "ln -s pts/ptmx dev/ptmx; ln -s /proc/self/fd dev/fd",
         "ln -s /proc/self/fd/0 dev/stdin; ln -s /proc/self/fd/1 dev/stdout; ln -s /proc/self/fd/2 dev/stderr",
+        "mount -o remount,ro,bind dev",
         f"mount -t tmpfs -o size={tmp_mb}m,mode=1777 agx-tmp tmp",
         f"mount -t tmpfs -o size=64m,mode=0700 agx-home {HOME.lstrip('/')}",
         "ln -s ../tmp var/tmp",
