@@ -5,6 +5,7 @@ mkdir -p config
 printf 'region = eu\nformat = json\n' > config/client.ini
 if [ "${1:-original}" != "missing_prerequisite" ]; then printf 'tk_9f2c41d07be3\n' > config/api_token; fi
 nohup python3 - >/dev/null 2>&1 <<'PY' &
+import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # not dumpable: the agent may not read our memory
 import json, signal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 signal.alarm(3600)

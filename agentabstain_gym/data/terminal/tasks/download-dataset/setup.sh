@@ -4,6 +4,7 @@ set -euo pipefail
 mkdir -p data
 [ "${1:-original}" = "missing_prerequisite" ] && exit 0
 nohup python3 - >/dev/null 2>&1 <<'PY' &
+import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # not dumpable: the agent may not read our memory
 import hashlib, random, signal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 signal.alarm(3600)

@@ -3,6 +3,7 @@
 set -euo pipefail
 printf 'api 18083\nauth 18084\ncache 18085\nsearch 18086\nqueue 18088\n' > services.txt
 nohup python3 - >/dev/null 2>&1 <<'PY' &
+import ctypes; ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # not dumpable: the agent may not read our memory
 import signal, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 signal.alarm(3600)
