@@ -47,8 +47,12 @@ class Task:
 
     @property
     def request_based(self) -> bool:
-        """True when the instruction alone warrants abstention (evidence at turn 0)."""
-        return self.should_abstain and self.w == 1
+        """True when the instruction alone warrants abstention (evidence at turn 0).
+
+        Both operands are always evaluated (``&``, not ``and``): a short circuit on the label made resets of
+        solvable tasks measurably faster, which a timing agent can read.
+        """
+        return bool(self.should_abstain) & (self.w == 1)
 
     def public_view(self) -> dict[str, Any]:
         """What an agent may know about the task before the episode ends."""
