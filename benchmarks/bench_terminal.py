@@ -19,6 +19,7 @@ import uuid
 from agentabstain_gym.envs.terminal.sandbox import make_sandbox, why_unavailable
 
 SETUP = "printf '%s\\n' 3 1 2 > numbers.txt\nmkdir -p data && echo ready > data/state\n"
+CHECK = "set -eu\n[ \"$(sort -n numbers.txt | head -n 1)\" = 1 ] && grep -qx ready data/state\n"
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -31,8 +32,14 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 def bench_backend(backend: str, resets: int, commands: int) -> dict[str, object]:
     """Reset = tear down the previous sandbox, start a new one, run a small setup script (what env.reset does)."""
     reset_times: list[float] = []
+    check_times: list[float] = []
     sandbox = None
     for _ in range(resets):
+        if sandbox is not None:  # what submit does: kill the agent, then check in a fresh process
+            t0 = time.perf_counter()
+            verdict = sandbox.check(CHECK)
+            check_times.append(time.perf_counter() - t0)
+            assert verdict.exit_status == 0, verdict
         t0 = time.perf_counter()
         if sandbox is not None:
             sandbox.close()
@@ -50,7 +57,8 @@ def bench_backend(backend: str, resets: int, commands: int) -> dict[str, object]
     t0 = time.perf_counter()
     sandbox.close()
     close_ms = 1000 * (time.perf_counter() - t0)
-    return {"reset": percentiles(reset_times), "round_trip": percentiles(round_trips), "close_ms": round(close_ms, 2)}
+    return {"reset": percentiles(reset_times), "round_trip": percentiles(round_trips), "close_ms": round(close_ms, 2),
+            "check": percentiles(check_times)}
 
 
 def bench_tmux(commands: int) -> dict[str, object]:
@@ -95,14 +103,16 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{'backend':<10} {'reset p50':>10} {'reset p99':>10} {'cmd p50':>9} {'cmd p99':>9}   (ms)")
+    print(f"{'backend':<10} {'reset p50':>10} {'reset p99':>10} {'cmd p50':>9} {'cmd p99':>9} {'check p50':>10}   (ms)")
     for name, figures in results.items():
         if "skipped" in figures:
             print(f"{name:<10} skipped: {figures['skipped']}")
             continue
         reset = figures.get("reset", {"p50_ms": float("nan"), "p99_ms": float("nan")})
         rt = figures["round_trip"]
-        print(f"{name:<10} {reset['p50_ms']:>10.1f} {reset['p99_ms']:>10.1f} {rt['p50_ms']:>9.2f} {rt['p99_ms']:>9.2f}")
+        check = figures.get("check", {}).get("p50_ms", float("nan"))
+        print(f"{name:<10} {reset['p50_ms']:>10.1f} {reset['p99_ms']:>10.1f} {rt['p50_ms']:>9.2f} {rt['p99_ms']:>9.2f} "
+              f"{check:>10.1f}")
     tmux = results.get("tmux", {})
     if "round_trip" in tmux:
         for name in ("bwrap", "unshare", "docker", "local"):
