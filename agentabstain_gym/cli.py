@@ -34,6 +34,100 @@ class UsageError(Exception):
     """A bad name or argument: one line on stderr, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (``abstain-gym eval: error: ...``), exit 2, with no usage dump above it."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    line = " ".join(part.strip() for part in text.strip().splitlines()) or type(exc).__name__
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+def preflight_agent(spec: str) -> None:
+    """Load a user or sb3 agent once before the run, so a bad path or class fails now with one line, not in a
+    worker with a traceback."""
+    from agentabstain_gym.agents import AGENT_NAMES
+
+    if spec in AGENT_NAMES:
+        return
+    try:
+        if spec.startswith("sb3:"):
+            from agentabstain_gym.agents.sb3 import load_metadata, policy_paths
+
+            model, _ = policy_paths(spec[4:])
+            if not model.is_file():
+                raise FileNotFoundError(f"no such policy file: {model}")
+            load_metadata(spec[4:])
+        else:
+            from agentabstain_gym.runner import load_user_agent
+
+            target = spec.rpartition(":")[0]
+            if target.endswith(".py") and not Path(target).is_file():
+                raise FileNotFoundError(f"no such agent file: {target}")
+            load_user_agent(spec)
+    except Exception as exc:  # noqa: BLE001 - whatever loading the agent raises is the user's to fix
+        raise UsageError(f"--agent {spec}: {_first_line(exc)}") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse ``type=``: a count that must be at least 1, so a typo fails at once with one line."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse ``type=``: a seed or a count that may be 0 but not negative."""
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _retype(parser: argparse.ArgumentParser, types: dict[str, Any]) -> None:
+    """Give options defined in other modules (train, convolve) validating types without editing those modules."""
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public way to change an option's type
+        if action.dest in types:
+            action.type = types[action.dest]
+
+
+def check_new_file(path: str | Path, *, force: bool, option: str = "--out") -> None:
+    """Refuse to overwrite an existing file (or to write over a directory) unless ``--force``."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{option} {path} is a directory; give a file name")
+    if target.exists() and not force:
+        raise UsageError(f"{option} {path} exists; pass --force to overwrite it")
+
+
+def _check_plots(directory: str, *, force: bool) -> None:
+    """Before a run starts: matplotlib is importable, and no existing plot would be overwritten without --force."""
+    from agentabstain_gym.plots import PLOT_FILES
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("--plots needs matplotlib: pip install 'agentabstain-gym[plot]'") from None
+    target = Path(directory)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"--plots {directory} is not a directory")
+    for name in PLOT_FILES:
+        if (target / name).exists() and not force:
+            raise UsageError(f"--plots {directory} already holds {name}; pass --force to overwrite the plots")
+
+
 def _grid(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(r))
@@ -129,7 +223,24 @@ def _read(paths: list[str]) -> list[dict[str, Any]]:
         records = read_records(paths)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    records, dropped = dedupe(records)
+    if dropped:
+        print(f"warning: dropped {dropped} duplicate episode record(s) (same env_id, agent, task_id and seed; "
+              "the first is kept)", file=sys.stderr)
     return records
+
+
+def dedupe(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Keep the first record per episode key, so a file given twice (or a resumed run written twice) does not
+    count an episode twice."""
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for r in records:
+        key = (r.get("env_id"), r.get("agent_spec") or r.get("agent"), r.get("task_id"), r.get("seed"))
+        if key not in seen:
+            seen.add(key)
+            kept.append(r)
+    return kept, len(records) - len(kept)
 
 
 def _plots(records: list[dict[str, Any]], directory: str) -> None:
@@ -152,6 +263,8 @@ def _error_summary(records: list[dict[str, Any]]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.plots:
+        _check_plots(args.plots, force=args.force)
     records = _read(args.files)
     print(f"{len(records)} episodes; {_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json, bootstrap=args.bootstrap))
@@ -252,6 +365,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agents = args.agent or list(BASELINES)
         for spec in agents:
             check_agent(spec)
+            preflight_agent(spec)
         from agentabstain_gym.agents.llm import apply_llm_arguments, check_llm_config
 
         apply_llm_arguments(args)  # as environment variables, so spawned workers see them
@@ -262,10 +376,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
                             seed=args.seed, env_kwargs=env_kwargs)
-        total = len(plan(config))
+        try:
+            total = len(plan(config))
+        except KeyError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. a broken --pairs YAML: one line, not a traceback
+            where = f"--pairs {args.pairs}" if args.pairs else "planning the run"
+            raise UsageError(f"{where}: {_first_line(exc)}") from None
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    if args.out and Path(args.out).exists():
+    if args.plots:
+        _check_plots(args.plots, force=args.force)
+    if args.out:
+        from agentabstain_gym.runfile import RunFileError, check_out
+
+        try:
+            check_out(args.out)
+        except RunFileError as exc:
+            raise UsageError(str(exc)) from None
+    if args.out and Path(args.out).exists() and not args.force_new:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             from agentabstain_gym.runner import recorded_keys
@@ -274,11 +403,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for w in caught:
             print(f"warning: {w.message} (the episode will be re-run)", file=sys.stderr)
     bar, update = _progress_bar(total) if not args.quiet else (None, None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # unreadable lines were reported above
-        records = evaluate(config, out=args.out, workers=args.workers, progress=update)
-    if bar is not None:
-        bar.close()
+    from agentabstain_gym.runfile import RunFileError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # unreadable lines were reported above
+            records = evaluate(config, out=args.out, workers=args.workers, progress=update, force_new=args.force_new,
+                               say=lambda line: print(line, file=sys.stderr))
+    except RunFileError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.close()
     print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split}); "
           f"{_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json))
@@ -358,10 +494,12 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
 
     if args.per_template < 1:
         raise UsageError("--per-template must be at least 1")
+    check_new_file(args.out, force=args.force)  # before the work, so a refusal wastes nothing
     try:
         entries, rejected = generate(args.seed, sandboxes=args.sandbox, per_template=args.per_template)
     except TemplateError as exc:
         raise UsageError(str(exc)) from None
+    check_new_file(args.out, force=args.force)
     write_pairs(entries, args.out, seed=args.seed)
     scenarios = Counter(d["scenario"] for e in entries for d in e["deltas"])
     print(f"{sum(scenarios.values())} validated pair(s) from {len(entries)} T+ task(s) -> {args.out}")
@@ -371,14 +509,33 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
     return 0 if entries else 1
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from agentabstain_gym import export
+
+    check_new_file(args.out, force=args.force)
+    return int(export.run_cli(args))
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     try:
         import stable_baselines3  # noqa: F401
     except ImportError:
         raise UsageError("train needs the rl extra: pip install torch==2.13.0 'agentabstain-gym[rl,plot]'") from None
-    from agentabstain_gym.rl.train import config_from_args, run
+    import agentabstain_gym
+    from agentabstain_gym.rl.train import config_from_args, existing_outputs, run, stop_id
 
-    run(config_from_args(args), plot=not args.no_plot)
+    trainable = [e for e in agentabstain_gym.ENV_IDS if stop_id(e) in agentabstain_gym.SB3_ENV_IDS]
+    if args.env not in trainable:
+        raise UsageError(f"train --env {args.env!r} has no *-Stop-v0 form with train/val/test splits; "
+                         f"trainable ids: {', '.join(trainable)}")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is a file; train writes a directory of outputs")
+    config = config_from_args(args)
+    existing = existing_outputs(config, plot=not args.no_plot)
+    if existing and not args.force:
+        raise UsageError(f"--out {args.out} already holds {existing[0].name}; pass --force to overwrite it")
+
+    run(config, plot=not args.no_plot)
     return 0
 
 
@@ -386,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     from agentabstain_gym import convolve, export
     from agentabstain_gym.agents.llm import add_llm_arguments
 
-    parser = argparse.ArgumentParser(prog="abstain-gym", description=__doc__)
+    parser = _Parser(prog="abstain-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("list", help="registered ids with their task counts")
@@ -401,11 +558,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "repeatable "
                         "(default: all five baselines)")
     p.add_argument("--split", default="test", help="train | val | test (default test)")
-    p.add_argument("--episodes", type=int, default=None, help="a seeded sample of this many tasks per env")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument("--episodes", type=positive_int, default=None, help="a seeded sample of this many tasks per env")
+    p.add_argument("--seed", type=nonnegative_int, default=0)
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes (results do not depend on it)")
     p.add_argument("--out", default=None, help="JSONL of episode records; re-running with it resumes")
+    p.add_argument("--force-new", action="store_true",
+                   help="replace --out with a new run file even if it holds another run's records")
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
+    p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
@@ -416,13 +576,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+")
     p.add_argument("--json", action="store_true", help="print SPEC 8.2's JSON object")
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
+    p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the 95%% intervals")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play an episode yourself in the terminal")
     p.add_argument("env")
     p.add_argument("--task-id", default=None)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=nonnegative_int, default=0)
     p.set_defaults(func=cmd_play)
 
     term = sub.add_parser("terminal", help="terminal family: build the Docker image, validate task folders")
@@ -440,25 +601,31 @@ def build_parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="tool family: make fresh validated pairs")
     toolsub = tools.add_subparsers(dest="tools_command", required=True)
     p = toolsub.add_parser("generate", help="fresh pairs from the sandboxes' T+ templates, replay-validated")
-    p.add_argument("--seed", type=int, required=True, help="which records the templates are filled from")
+    p.add_argument("--seed", type=nonnegative_int, required=True, help="which records the templates are filled from")
     p.add_argument("--out", required=True, help="pair file to write (YAML); run it with `eval --pairs FILE`")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
     p.add_argument("--sandbox", action="append", help="only these sandboxes (repeatable; default: all with templates)")
-    p.add_argument("--per-template", type=int, default=2, help="records drawn per template (default 2)")
+    p.add_argument("--per-template", type=positive_int, default=2, help="records drawn per template (default 2)")
     p.set_defaults(func=cmd_tools_generate)
 
     from agentabstain_gym.rl.train import add_arguments as add_train_arguments  # imports no torch
 
     p = sub.add_parser("train", help="train PPO stopping policies on a family's *-Stop-v0 env; compare with baselines")
     add_train_arguments(p)
+    _retype(p, {"seeds": nonnegative_int, "timesteps": positive_int, "n_envs": positive_int,
+                "checkpoints": nonnegative_int})
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("convolve", help="learn a stopping playbook (CONVOLVE); base vs base+playbook on held-out tasks")
     convolve.add_arguments(p)
+    _retype(p, {"seed": nonnegative_int, "train": nonnegative_int, "val": nonnegative_int,
+                "heldout": nonnegative_int, "rounds": positive_int, "max_bullets": positive_int})
     p.set_defaults(func=convolve.run_cli)
 
     p = sub.add_parser("export", help="episode records as chat-format JSONL for fine-tuning")
     export.add_arguments(p)
-    p.set_defaults(func=export.run_cli)
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    p.set_defaults(func=cmd_export)
     return parser
 
 

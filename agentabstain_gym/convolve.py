@@ -282,6 +282,15 @@ def format_comparison(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: What :func:`write_outputs` writes into its directory.
+OUTPUT_FILES = ("playbook.json", "convolve.json", "heldout_base.jsonl", "heldout_playbook.jsonl", "training.jsonl")
+
+
+def existing_outputs(out_dir: str | Path) -> list[Path]:
+    """Output files already in ``out_dir``: the CLI refuses to overwrite them without ``--force``."""
+    return [Path(out_dir) / name for name in OUTPUT_FILES if (Path(out_dir) / name).exists()]
+
+
 def write_outputs(result: dict[str, Any], out_dir: str | Path) -> list[Path]:
     """``playbook.json``, ``convolve.json`` (everything but the records), ``heldout_base.jsonl``,
     ``heldout_playbook.jsonl`` and ``training.jsonl``; canonical JSON, so equal runs give equal bytes."""
@@ -327,6 +336,7 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--out", default=None, help="directory for playbook.json, convolve.json and the records")
     parser.add_argument("--json", action="store_true", help="print the held-out metrics as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--force", action="store_true", help="overwrite output files already in --out")
 
 
 def config_from_args(args: Any) -> ConvolveConfig:
@@ -363,6 +373,15 @@ def run_cli(args: Any) -> int:
     except (KeyError, ValueError) as exc:
         print(f"abstain-gym: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    if args.out:
+        existing = existing_outputs(args.out)
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            print(f"abstain-gym: error: --out {args.out} is a file; convolve writes a directory", file=sys.stderr)
+            return 2
+        if existing and not getattr(args, "force", False):
+            print(f"abstain-gym: error: --out {args.out} already holds {existing[0].name}; pass --force to "
+                  "overwrite it", file=sys.stderr)
+            return 2
     progress = None if args.quiet else (lambda msg: print(msg, file=sys.stderr))
     result = run_convolve(config, progress=progress)
     if args.out:

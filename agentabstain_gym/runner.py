@@ -29,7 +29,7 @@ import agentabstain_gym
 from agentabstain_gym.agents import AGENT_NAMES, make_agent
 from agentabstain_gym.agents.base import Agent
 from agentabstain_gym.core.base_env import ERROR_KINDS, json_safe
-from agentabstain_gym.core.record import append_records, iter_records
+from agentabstain_gym.core.record import iter_records
 
 SUITES = ("all", "web", "terminal", "qa", "tools")
 _ERROR_CHARS = 2000
@@ -293,25 +293,41 @@ def iter_run(episodes: list[Episode], *, workers: int = 1,
 
 
 def evaluate(config: EvalConfig, *, out: str | Path | None = None, workers: int = 1,
-             progress: Callable[[dict[str, Any], int, int], None] | None = None) -> list[dict[str, Any]]:
-    """Run the plan (skipping episodes already in ``out``) and return all of the plan's records."""
+             progress: Callable[[dict[str, Any], int, int], None] | None = None,
+             force_new: bool = False, say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Run the plan (skipping episodes already in ``out``) and return all of the plan's records.
+
+    ``out`` is locked and checked against the run's manifest first (see :mod:`agentabstain_gym.runfile`), so a run
+    never mixes into another's file; ``force_new`` starts it afresh.
+    """
     for env_id in config.env_ids:
         check_env_id(env_id)
     for spec in config.agents:
         check_agent(spec)
     episodes = plan(config)
+    if out is None:
+        return _evaluate(config, episodes, None, workers, progress)
+    from agentabstain_gym.runfile import manifest_for, open_run_file
+
+    with open_run_file(out, manifest_for(config, episodes), {e.key for e in episodes}, force_new=force_new,
+                       say=say) as run_file:
+        return _evaluate(config, episodes, run_file, workers, progress)
+
+
+def _evaluate(config: EvalConfig, episodes: list[Episode], run_file: Any, workers: int,
+              progress: Callable[[dict[str, Any], int, int], None] | None) -> list[dict[str, Any]]:
     wanted = {e.key for e in episodes}
     done_keys: set[tuple[str, str, str, int]] = set()
     records: list[dict[str, Any]] = []
-    if out is not None:
-        done_keys, old = recorded_keys(Path(out))
+    if run_file is not None:
+        done_keys, old = recorded_keys(run_file.path)
         records = [r for r in old if (r["env_id"], r.get("agent_spec") or r.get("agent"), r["task_id"],
                                       r.get("seed")) in wanted]
     todo = [e for e in episodes if e.key not in done_keys]
     total, finished = len(episodes), len(episodes) - len(todo)
     for record in iter_run(todo, workers=workers, env_kwargs=config.env_kwargs):
-        if out is not None:
-            append_records(out, [record])
+        if run_file is not None:
+            run_file.append(record)
         records.append(record)
         finished += 1
         if progress is not None:

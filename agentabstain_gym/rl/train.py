@@ -306,6 +306,18 @@ def plot_curves(results: list[SeedResult], path: str | Path, title: str) -> Path
     return path
 
 
+def existing_outputs(config: TrainConfig, *, plot: bool = True) -> list[Path]:
+    """The files a run would write that already exist, so the CLI can refuse to overwrite them without --force."""
+    out, tag = Path(config.out_dir), "" if config.family_features else "-generic"
+    names = [f"{stop_id(config.env_id)}{tag}-report.json"]
+    if plot:
+        names.append(f"{stop_id(config.env_id)}{tag}-learning-curve.png")
+    for seed in config.seeds:
+        stem = f"{stop_id(config.env_id)}-ppo{tag}-seed{seed}"
+        names += [f"{stem}.zip", f"{stem}.json"]
+    return [out / name for name in names if (out / name).exists()]
+
+
 def run(config: TrainConfig, *, log: Callable[[str], None] = print, plot: bool = True) -> dict[str, Any]:
     """Train every seed, evaluate on the test split, print and return the comparison (also written as JSON)."""
     from agentabstain_gym.agents.sb3 import SB3StoppingAgent
@@ -363,6 +375,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-calibrate", action="store_true",
                         help="act on the policy's most likely action instead of a threshold chosen on the val split")
     parser.add_argument("--no-plot", action="store_true", help="skip the learning-curve PNG (no matplotlib)")
+    parser.add_argument("--force", action="store_true", help="overwrite policies, report and plot already in --out")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
