@@ -203,13 +203,15 @@ def render(records: list[dict[str, Any]], *, as_json: bool, bootstrap: int = 100
     from agentabstain_gym.core.metrics import report
 
     rep = report(records, bootstrap=bootstrap)
+    # ``overall`` and the by_* tables pool all agents; ``per_agent`` holds each agent's own tables (the text
+    # report's ``agent / group`` rows), so the JSON has every number the text shows; {} with a single agent
+    rep["per_agent"] = {str(agent): {k: v for k, v in report([r for r in records if r.get("agent") == agent],
+                                                             bootstrap=bootstrap if as_json else 0).items()
+                                     if k != "by_agent"}
+                        for agent in rep["by_agent"]}
     if as_json:
         return json.dumps(rep, indent=2, sort_keys=True)
-    per_agent = None
-    if rep.get("by_agent"):
-        per_agent = {agent: report([r for r in records if r.get("agent") == agent], bootstrap=0)
-                     for agent in rep["by_agent"]}
-    return format_report(rep, per_agent)
+    return format_report(rep, rep["per_agent"] or None)
 
 
 def _read(paths: list[str]) -> list[dict[str, Any]]:
