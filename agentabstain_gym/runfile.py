@@ -142,10 +142,14 @@ def _count_records(path: Path) -> int:
 
 
 def _write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
+    """Write the sidecar atomically (temporary file, then rename), so a crash never leaves half a manifest."""
     target = manifest_path(path)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    try:
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise RunFileError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
@@ -173,7 +177,10 @@ def open_run_file(out: str | os.PathLike[str], manifest: Mapping[str, Any], plan
         mpath = manifest_path(path)
         if force_new:
             dropped = _count_records(path)
-            handle.truncate(0)
+            try:
+                handle.truncate(0)
+            except OSError as exc:
+                raise RunFileError(f"cannot empty {out} for --force-new: {exc.strerror or exc}") from None
             _write_manifest(path, manifest)
             if say is not None and (dropped or mpath.exists()):
                 say(f"{out}: --force-new: started a new run file ({dropped} old record(s) discarded)")

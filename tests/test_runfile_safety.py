@@ -109,6 +109,28 @@ def test_a_second_concurrent_eval_fails_at_once(tmp_path: Path) -> None:
         holder.wait()
 
 
+def test_two_real_evals_on_one_file(tmp_path: Path) -> None:
+    """The first eval (a slow agent, in a subprocess) holds the lock; the second fails at once and writes nothing."""
+    agent = f"{Path(__file__).parent / 'data' / 'agents_for_tests.py'}:SlowHeuristic"
+    out = tmp_path / "runs.jsonl"
+    args = [*CLI, "eval", "AbstainQA-v0", "--agent", agent, "--quiet", "--json", "--out", str(out)]
+    first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out.exists() and out.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.poll() is None, "the first run should still be going"
+        start = time.monotonic()
+        second = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        assert second.returncode == 2 and "in use by another abstain-gym eval" in second.stderr
+        assert second.stderr.count("\n") == 1 and time.monotonic() - start < 30
+    finally:
+        first.kill()
+        first.wait()
+    records = read_records([out], warn=False)
+    assert len(records) == len({(r["task_id"], r["seed"]) for r in records})  # no episode written twice
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")
 def test_read_only_run_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
