@@ -143,6 +143,26 @@ def test_read_only_run_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
         out.chmod(0o644)
 
 
+def test_read_only_filesystem_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root a chmod does not stop writes, so the read-only filesystem is simulated at the run file's open."""
+    import builtins
+    import errno
+
+    from agentabstain_gym import runfile
+
+    out = tmp_path / "runs.jsonl"
+
+    def read_only(file: object, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if str(file) == str(out) and mode != "r":
+            raise OSError(errno.EROFS, "Read-only file system")
+        return builtins.open(file, mode, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(runfile, "open", read_only, raising=False)
+    assert run_eval(out) == 2
+    assert "cannot open --out" in (line := one_line_error(capsys)) and "Read-only file system" in line
+
+
 def test_a_full_disk_says_how_many_episodes_were_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
