@@ -30,6 +30,10 @@ ABSTENTION_CLASSES = (("successful", "Successful"), ("implicit", "Implicit"), ("
 BASELINES = ("random", "always-abstain", "never-abstain", "rules", "heuristic")
 
 
+#: ``eval --concurrency`` when every agent is ``llm`` and none was given.
+LLM_CONCURRENCY = 16
+
+
 class UsageError(Exception):
     """A bad name or argument: one line on stderr, exit code 2."""
 
@@ -347,6 +351,19 @@ def _progress_bar(total: int) -> Any:
     return bar, update
 
 
+def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
+    """Episodes at once per process: as given, else 16 when every agent is ``llm`` (I/O-bound: waiting on the
+    server) and one process runs, else 1. Threads and worker processes do not combine (one-line error)."""
+    given = args.concurrency
+    if given is not None and given < 1:
+        raise UsageError(f"--concurrency must be at least 1, not {given}")
+    if given is None:
+        return LLM_CONCURRENCY if all(a == "llm" for a in agents) and args.workers <= 1 else 1
+    if given > 1 and args.workers > 1:
+        raise UsageError("--workers > 1 cannot be combined with --concurrency > 1; for LLM agents use --concurrency")
+    return int(given)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, plan, suite_env_ids
@@ -371,13 +388,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
         from agentabstain_gym.agents.llm import apply_llm_arguments, check_llm_config
 
         apply_llm_arguments(args)  # as environment variables, so spawned workers see them
+        concurrency = _concurrency(args, agents)
         if "llm" in agents:
             try:
                 check_llm_config()
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
+            from agentabstain_gym.agents.llm import LLMError, preflight_llm
+
+            try:
+                preflight_llm()  # a dead URL or unknown model: one line and exit 2 now, not a retry loop per episode
+            except LLMError as exc:
+                raise UsageError(str(exc)) from None
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
-                            seed=args.seed, env_kwargs=env_kwargs)
+                            seed=args.seed, env_kwargs=env_kwargs, concurrency=concurrency)
         try:
             total = len(plan(config))
         except KeyError:
@@ -571,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="episodes run at once in the process, on threads (default 16 when every agent is llm, "
+                        "else 1; results do not depend on it; not with --workers > 1)")
     add_llm_arguments(p)  # --base-url --model --api-key --llm-text --playbook
     p.set_defaults(func=cmd_eval)
 

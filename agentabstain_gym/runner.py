@@ -1,9 +1,10 @@
 """Evaluate agents on envs: one JSONL record per finished episode, crash-safe, resumable, parallel.
 
 Every episode is planned up front as (env id, agent, task id, seed), where the seed depends only on the run seed and
-the task, so the records are the same whatever the number of workers or the order episodes finish in. The parent
-process is the only writer: it appends each record as a whole line, flushed and fsynced, so a crash loses at most
-the episode in flight, and a re-run with the same output file skips what is recorded and runs the rest.
+the task, so the records are the same whatever the number of workers or threads (``concurrency``) or the order
+episodes finish in. The parent process's main thread is the only writer: it appends each record as a whole line,
+flushed and fsynced, so a crash loses at most the episode in flight (or, with threads, the episodes in flight),
+and a re-run with the same output file skips what is recorded and runs the rest.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import importlib.util
 import inspect
 import multiprocessing
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +66,9 @@ class EvalConfig:
     episodes: int | None = None
     seed: int = 0
     env_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: episodes run at once in one process, on threads (for I/O-bound agents such as ``llm``); records do not
+    #: depend on it. Not part of the run file's manifest, so a run may be resumed with another value.
+    concurrency: int = 1
 
 
 # ----- resolving names ----------------------------------------------------------------------------------------------
@@ -262,10 +267,69 @@ def _run_in_worker(episode: Episode) -> dict[str, Any]:
     return _worker.run(episode)
 
 
-def iter_run(episodes: list[Episode], *, workers: int = 1,
-             env_kwargs: dict[str, dict[str, Any]] | None = None) -> Iterator[dict[str, Any]]:
-    """Yield records as episodes finish (in plan order with one worker, completion order with several)."""
+class _ThreadWorkers:
+    """One :class:`_Worker` per thread, so each running episode has its own env and agent instances (the LLM
+    agent keeps the episode's conversation on itself); read-only data behind them (datasets) is shared."""
+
+    def __init__(self, env_kwargs: dict[str, dict[str, Any]]) -> None:
+        self.env_kwargs = env_kwargs
+        self.local = threading.local()
+        self.all: list[_Worker] = []
+        self.lock = threading.Lock()
+
+    def run(self, episode: Episode) -> dict[str, Any]:
+        worker = getattr(self.local, "worker", None)
+        if worker is None:
+            worker = self.local.worker = _Worker(self.env_kwargs)
+            with self.lock:
+                self.all.append(worker)
+        return worker.run(episode)
+
+    def close(self) -> None:
+        for worker in self.all:
+            with contextlib.suppress(Exception):
+                worker.close()
+
+
+def _windowed(pool: ThreadPoolExecutor | ProcessPoolExecutor, fn: Callable[[Episode], dict[str, Any]],
+              episodes: list[Episode], window: int) -> Iterator[dict[str, Any]]:
+    """Run ``fn`` over ``episodes`` keeping at most ``window`` in flight (so a crash wastes little work), yielding
+    results in completion order."""
+    pending: set[Future[dict[str, Any]]] = set()
+    queue = iter(episodes)
+    for episode in queue:
+        pending.add(pool.submit(fn, episode))
+        if len(pending) >= window:
+            break
+    while pending:
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in finished:
+            yield future.result()
+            nxt = next(queue, None)
+            if nxt is not None:
+                pending.add(pool.submit(fn, nxt))
+
+
+def iter_run(episodes: list[Episode], *, workers: int = 1, env_kwargs: dict[str, dict[str, Any]] | None = None,
+             concurrency: int = 1) -> Iterator[dict[str, Any]]:
+    """Yield records as episodes finish (in plan order with one worker and one thread, else completion order).
+
+    ``concurrency`` > 1 runs that many episodes at once on threads of this process (one env and one agent per
+    thread); records are yielded to the caller's thread only, so the caller stays the single writer. It cannot be
+    combined with ``workers`` > 1 (a process pool runs one episode per process at a time).
+    """
     env_kwargs = env_kwargs or {}
+    if concurrency > 1 and workers > 1:
+        raise ValueError("workers > 1 cannot be combined with concurrency > 1; use one or the other")
+    if concurrency > 1 and len(episodes) > 1:
+        threads = _ThreadWorkers(env_kwargs)
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="episode")
+        try:
+            yield from _windowed(pool, threads.run, episodes, 2 * concurrency)
+        finally:  # stopped early (an error, Ctrl-C): let running episodes end, start no queued one
+            pool.shutdown(wait=True, cancel_futures=True)
+            threads.close()
+        return
     if workers <= 1 or len(episodes) <= 1:
         worker = _Worker(env_kwargs)
         try:
@@ -277,19 +341,7 @@ def iter_run(episodes: list[Episode], *, workers: int = 1,
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                              initargs=(env_kwargs,)) as pool:
-        pending: set[Future[dict[str, Any]]] = set()
-        queue = iter(episodes)
-        for episode in queue:  # keep a bounded window in flight, so a crash wastes little work
-            pending.add(pool.submit(_run_in_worker, episode))
-            if len(pending) >= 4 * workers:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                yield future.result()
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(pool.submit(_run_in_worker, nxt))
+        yield from _windowed(pool, _run_in_worker, episodes, 4 * workers)
 
 
 def evaluate(config: EvalConfig, *, out: str | Path | None = None, workers: int = 1,
@@ -325,7 +377,7 @@ def _evaluate(config: EvalConfig, episodes: list[Episode], run_file: Any, worker
                                       r.get("seed")) in wanted]
     todo = [e for e in episodes if e.key not in done_keys]
     total, finished = len(episodes), len(episodes) - len(todo)
-    for record in iter_run(todo, workers=workers, env_kwargs=config.env_kwargs):
+    for record in iter_run(todo, workers=workers, env_kwargs=config.env_kwargs, concurrency=config.concurrency):
         if run_file is not None:
             run_file.append(record)
         records.append(record)

@@ -4,12 +4,15 @@ Real HTTP through the real ``openai`` client: each POST to ``/v1/chat/completion
 the script. Items: ``tool(name, **args)`` / ``tools(...)`` (tool calls), ``text("...")`` (plain content),
 ``status(429, retry_after=...)`` / ``status(500)`` (HTTP errors), ``slow(seconds, item)`` (delay, for timeouts),
 ``garbage()`` (a 200 whose body is not JSON), or a callable taking the request JSON and returning an item.
-Every request body is kept in ``server.requests``.
+Every request body is kept in ``server.requests`` (and its arrival time in ``server.times``). For concurrent runs:
+``latency`` delays every answer, ``stable_ids=True`` derives reply ids from the request (so records do not depend
+on the order requests arrive in) and ``models=[...]`` answers ``GET /v1/models`` (else it is a 404).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import threading
 import time
@@ -51,9 +54,12 @@ def garbage() -> dict[str, Any]:
 class ScriptedLLMServer:
     """Start with ``with ScriptedLLMServer([...]) as server:``; ``server.base_url`` is the ``/v1`` URL."""
 
-    def __init__(self, script: list[Item], default: Item | None = None) -> None:
+    def __init__(self, script: list[Item], default: Item | None = None, *, latency: float = 0.0,
+                 stable_ids: bool = False, models: list[str] | None = None) -> None:
         self.script = list(script)
         self.default = default
+        self.latency, self.stable_ids, self.models = latency, stable_ids, models
+        self.times: list[float] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._counter = 0
@@ -63,12 +69,23 @@ class ScriptedLLMServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+                found = owner.models is not None and self.path.rstrip("/").endswith("/models")
+                payload = json.dumps({"object": "list", "data": [{"id": m, "object": "model", "created": 0,
+                                                                   "owned_by": "test"} for m in owner.models or []]}
+                                     if found else {"error": {"message": "not found", "type": "test"}}).encode()
+                self.send_response(200 if found else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def do_POST(self) -> None:  # noqa: N802 - the http.server API
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 item = owner._next(body)
-                if item.get("delay"):
-                    time.sleep(float(item["delay"]))
+                if item.get("delay") or owner.latency:
+                    time.sleep(float(item.get("delay") or 0) + owner.latency)
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     owner._answer(self, body, item)
 
@@ -82,6 +99,7 @@ class ScriptedLLMServer:
 
     def _next(self, body: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            self.times.append(time.monotonic())
             self.requests.append(body)
             self._counter += 1
             item = self.script.pop(0) if self.script else self.default
@@ -109,12 +127,14 @@ class ScriptedLLMServer:
             handler.wfile.write(data)
             return
         message: dict[str, Any] = {"role": "assistant", "content": item.get("content")}
+        tag = (hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12] if self.stable_ids
+               else str(self._counter))
         if item.get("tool_calls"):
-            message["tool_calls"] = [{"id": f"call_{self._counter}_{i}", "type": "function",
+            message["tool_calls"] = [{"id": f"call_{tag}_{i}", "type": "function",
                                       "function": {"name": n, "arguments": a}}
                                      for i, (n, a) in enumerate(item["tool_calls"])]
         payload = json.dumps({
-            "id": f"chatcmpl-{self._counter}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-{tag}", "object": "chat.completion", "created": 0,
             "model": body.get("model", "scripted"),
             "choices": [{"index": 0, "message": message,
                          "finish_reason": "tool_calls" if item.get("tool_calls") else "stop"}],

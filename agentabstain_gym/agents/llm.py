@@ -30,6 +30,7 @@ Decisions worth knowing:
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -38,12 +39,18 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from agentabstain_gym.agents import llm_client
 from agentabstain_gym.agents.llm_client import ChatCaller, LLMError, MalformedResponse, describe_error
+from agentabstain_gym.agents.ratelimit import ENV_RPS, ENV_TPM, GatedChatCaller
 from agentabstain_gym.core.actions import abstain, tool_call
 from agentabstain_gym.core.base_env import valid_utf8
 
 ENV_PLAYBOOK = "ABSTAIN_GYM_LLM_PLAYBOOK"
 ENV_TOOLS = "ABSTAIN_GYM_LLM_TOOLS"
+ENV_TIMEOUT = "ABSTAIN_GYM_LLM_TIMEOUT"
+ENV_MAX_RETRIES = "ABSTAIN_GYM_LLM_MAX_RETRIES"
+#: The preflight's own timeout: it only has to reach the server, so a dead URL fails within seconds.
+PREFLIGHT_TIMEOUT = 10.0
 BUDGET_MODES = ("raise", "abstain")
 #: Defaults: a reply longer than any action needs is cut; an episode's replies together are bounded.
 MAX_REPLY_CHARS = 32_000
@@ -137,7 +144,12 @@ class LLMAgent:
         self.family = family
         if family is not None:
             family_table(family)  # fail early on an unknown family
-        self.caller = ChatCaller(base_url=base_url, model=model, api_key=api_key, **client)
+        if os.environ.get(ENV_TIMEOUT) and "timeout" not in client:
+            client["timeout"] = float(os.environ[ENV_TIMEOUT])
+        if os.environ.get(ENV_MAX_RETRIES) and "max_retries" not in client:
+            client["max_retries"] = int(os.environ[ENV_MAX_RETRIES])
+        # gated: requests of all episodes running in this process share rate limits and Retry-After pauses
+        self.caller: ChatCaller = GatedChatCaller(base_url=base_url, model=model, api_key=api_key, **client)
         if use_tools is None:
             use_tools = os.environ.get(ENV_TOOLS, "1").strip().lower() not in ("0", "false", "no", "text")
         self.use_tools = use_tools
@@ -396,6 +408,62 @@ def add_llm_arguments(parser: Any) -> None:
     parser.add_argument("--llm-text", action="store_true",
                         help="plain-text name[argument] actions instead of tool calls (models without tools)")
     parser.add_argument("--playbook", default=None, help="a playbook JSON appended to the LLM's system prompt")
+    parser.add_argument("--llm-rps", type=_positive_float, default=None,
+                        help="at most this many LLM requests per second, shared by all running episodes (default off)")
+    parser.add_argument("--llm-tpm", type=_positive_float, default=None,
+                        help="at most this many LLM tokens per minute, shared by all running episodes (default off)")
+    parser.add_argument("--llm-timeout", type=_positive_float, default=None,
+                        help="seconds before one LLM request times out (default 60)")
+    parser.add_argument("--llm-max-retries", type=_nonnegative_int, default=None,
+                        help="retries of a transient LLM error (429, 5xx, timeout) per request (default 4)")
+
+
+def _positive_float(text: str) -> float:
+    """argparse ``type=``: a rate or timeout, which must be > 0, so a typo fails at once with one line."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def preflight_llm(timeout: float = PREFLIGHT_TIMEOUT) -> None:
+    """Raise :class:`LLMError` with one line when the configured server cannot be reached or does not serve the
+    model; called once before any episode, so a wrong URL or model costs seconds instead of every episode's retry
+    loop. It lists the server's models (``GET /models``, no retries); a server without that route is accepted once
+    it answers at all, since checking the model then would cost a completion.
+    """
+    caller = ChatCaller()
+    openai = llm_client._openai()
+    where = caller.base_url or "the default OpenAI endpoint"
+    client = openai.OpenAI(base_url=caller.base_url, api_key=caller.api_key,
+                           timeout=min(timeout, caller.timeout), max_retries=0)
+    try:
+        served = [str(m.id) for m in client.models.list()]
+    except openai.APIConnectionError as exc:  # refused, DNS, timeout
+        raise LLMError(f"cannot reach the LLM server at {where}: {describe_error(exc)}") from None
+    except openai.APIStatusError as exc:
+        if exc.status_code in (401, 403):
+            raise LLMError(f"the LLM server at {where} refused the API key (HTTP {exc.status_code})") from None
+        return  # no model listing (404, 405, 501...): the server is up, which is all that can be checked cheaply
+    except Exception as exc:  # noqa: BLE001 - an unparseable listing: the server is up, the model unchecked
+        del exc
+        return
+    if served and caller.model not in served:
+        shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+        raise LLMError(f"model {caller.model!r} is not served by {where}; it serves: {shown}")
 
 
 def check_llm_config() -> None:
@@ -414,7 +482,16 @@ def apply_llm_arguments(args: Any) -> None:
             os.environ[var] = str(value)
     if getattr(args, "llm_text", False):
         os.environ[ENV_TOOLS] = "0"
+    # limits are per process: with --workers W each process gets 1/W of them, so the run's total stays as asked
+    workers = max(1, int(getattr(args, "workers", 1) or 1))
+    for value, var in ((getattr(args, "llm_rps", None), ENV_RPS), (getattr(args, "llm_tpm", None), ENV_TPM)):
+        if value is not None:
+            os.environ[var] = repr(float(value) / workers)
+    for value, var in ((getattr(args, "llm_timeout", None), ENV_TIMEOUT),
+                       (getattr(args, "llm_max_retries", None), ENV_MAX_RETRIES)):
+        if value is not None:
+            os.environ[var] = str(value)
 
 
 __all__ = ["BudgetExhausted", "LLMAgent", "LLMError", "add_llm_arguments", "apply_llm_arguments",
-           "check_llm_config", "family_table", "guess_family"]
+           "check_llm_config", "family_table", "guess_family", "preflight_llm"]
