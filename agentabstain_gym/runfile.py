@@ -184,6 +184,8 @@ def open_run_file(out: str | os.PathLike[str], manifest: Mapping[str, Any], plan
             _write_manifest(path, manifest)
             if say is not None and (dropped or mpath.exists()):
                 say(f"{out}: --force-new: started a new run file ({dropped} old record(s) discarded)")
+        elif mpath.exists() and _count_records(path) == 0:  # a stale sidecar of a deleted or empty file
+            _write_manifest(path, manifest)
         elif mpath.exists():
             try:
                 old = json.loads(mpath.read_text(encoding="utf-8"))

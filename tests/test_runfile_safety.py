@@ -65,6 +65,14 @@ def test_force_new_replaces_the_file(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(read_records([out])) == 3
 
 
+def test_a_stale_manifest_of_a_deleted_run_file_is_replaced(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    assert run_eval(out) == 0
+    out.unlink()  # the records are gone, the sidecar stayed: nothing left to mix with
+    assert run_eval(out, "--seed", "2") == 0
+    assert json.loads(manifest_path(out).read_text())["seed"] == 2
+
+
 def test_a_file_without_manifest_is_adopted_only_if_its_records_belong(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
