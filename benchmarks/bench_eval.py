@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import threading
 import time
@@ -95,6 +96,13 @@ class LatencyServer:
         self.httpd.server_close()
 
 
+def _serve(latency: float, ports: Any, stop: Any) -> None:
+    """The server's process: a real server never shares the evaluating process's GIL, so neither does this one."""
+    with LatencyServer(latency) as srv:
+        ports.put(srv.httpd.server_address[1])
+        stop.wait()
+
+
 # ----- sections ---------------------------------------------------------------------------------------------------
 def bench_heuristic(episodes: int) -> None:
     print(f"{'env':24s} {'family':8s} {'1 worker ep/s':>14s} {'2 workers ep/s':>15s} {'speedup':>8s}")
@@ -123,8 +131,12 @@ def bench_llm(latency: float, sequential_episodes: int, concurrent_episodes: int
     os.environ.update({"ABSTAIN_GYM_LLM_MODEL": "bench-model", "ABSTAIN_GYM_LLM_API_KEY": "EMPTY"})
     print(f"LLM agent on {LLM_ENV}, {latency * 1000:.0f} ms per request (2 requests per episode)")
     print(f"{'concurrency':>11s} {'episodes':>9s} {'seconds':>8s} {'ep/s':>8s} {'x vs 1':>7s} {'records':>10s}")
-    with LatencyServer(latency) as srv:
-        os.environ["ABSTAIN_GYM_LLM_BASE_URL"] = srv.base_url
+    ctx = multiprocessing.get_context("spawn")
+    ports, stop = ctx.Queue(), ctx.Event()
+    server = ctx.Process(target=_serve, args=(latency, ports, stop), daemon=True)
+    server.start()
+    try:
+        os.environ["ABSTAIN_GYM_LLM_BASE_URL"] = f"http://127.0.0.1:{ports.get(timeout=60)}/v1"
         evaluate(EvalConfig(env_ids=[LLM_ENV], agents=["llm"], split=None, episodes=2))  # warm caches, imports
         reference: dict[str, str] = {}
         base_rate, identical = 0.0, True
@@ -142,6 +154,9 @@ def bench_llm(latency: float, sequential_episodes: int, concurrent_episodes: int
             identical &= same and len(records) == n
             print(f"{level:11d} {len(records):9d} {len(records) / rate:8.2f} {rate:8.2f} {rate / base_rate:7.1f} "
                   f"{'identical' if same else 'DIFFER':>10s}")
+    finally:
+        stop.set()
+        server.join(10)
     return identical
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from agentabstain_gym.agents import llm_client
 from agentabstain_gym.agents.llm_client import ChatCaller, _retry_after
 
 ENV_RPS = "ABSTAIN_GYM_LLM_RPS"
@@ -125,8 +126,23 @@ class _GatedCompletions:
         return raw
 
 
+_clients: dict[tuple[str | None, str, float], Any] = {}
+
+
+def shared_client(base_url: str | None, api_key: str, timeout: float) -> Any:
+    """One ``openai`` client (and connection pool) per server for the whole process: building one costs ~25 ms of
+    CPU (TLS context), which N threads would pay N times while holding the GIL; the client is thread-safe."""
+    key = (base_url, api_key, timeout)
+    with _shared_lock:
+        client = _clients.get(key)
+        if client is None:
+            client = _clients[key] = llm_client._openai().OpenAI(base_url=base_url, api_key=api_key,
+                                                                 timeout=timeout, max_retries=0)
+        return client
+
+
 class GatedChatCaller(ChatCaller):
-    """A :class:`ChatCaller` whose requests pass through a shared :class:`Gate`."""
+    """A :class:`ChatCaller` whose requests pass through a shared :class:`Gate`, on a shared client."""
 
     def __init__(self, *, gate: Gate | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -136,7 +152,7 @@ class GatedChatCaller(ChatCaller):
     @property
     def client(self) -> Any:
         if self._gated is None:
-            inner = ChatCaller.client.fget(self)  # type: ignore[attr-defined]
+            inner = shared_client(self.base_url, self.api_key, self.timeout)
             completions = _GatedCompletions(inner.chat.completions, self.gate, self.max_backoff)
             self._gated = SimpleNamespace(chat=SimpleNamespace(completions=completions), models=inner.models)
         return self._gated
