@@ -228,18 +228,25 @@ def _with_agent_extras(record: dict[str, Any], agent: Agent) -> dict[str, Any]:
 class _Worker:
     """Holds one env per env id and one agent per spec, reused across episodes (per process)."""
 
-    def __init__(self, env_kwargs: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, env_kwargs: dict[str, dict[str, Any]],
+                 build_lock: contextlib.AbstractContextManager[Any] | None = None) -> None:
         self.env_kwargs = env_kwargs
         self.envs: dict[str, gym.Env] = {}
         self.agents: dict[tuple[str, str], Agent] = {}
+        # threads share one lock here: building an env or agent may fill a lazy cache or import a user's file
+        self.build_lock = build_lock if build_lock is not None else contextlib.nullcontext()
 
     def run(self, episode: Episode) -> dict[str, Any]:
         env = self.envs.get(episode.env_id)
         if env is None:
-            env = self.envs[episode.env_id] = gym.make(episode.env_id, **self.env_kwargs.get(episode.env_id, {}))
+            with self.build_lock:
+                env = gym.make(episode.env_id, **self.env_kwargs.get(episode.env_id, {}))
+            self.envs[episode.env_id] = env
         agent = self.agents.get((episode.agent, episode.env_id))
         if agent is None:
-            agent = self.agents[(episode.agent, episode.env_id)] = build_agent(episode.agent, episode.env_id)
+            with self.build_lock:
+                agent = build_agent(episode.agent, episode.env_id)
+            self.agents[(episode.agent, episode.env_id)] = agent
         record = run_episode(env, agent, episode.task_id, episode.seed)
         record["agent"] = agent_label(episode.agent, agent)
         record["agent_spec"] = episode.agent
@@ -276,11 +283,12 @@ class _ThreadWorkers:
         self.local = threading.local()
         self.all: list[_Worker] = []
         self.lock = threading.Lock()
+        self.build_lock = threading.RLock()
 
     def run(self, episode: Episode) -> dict[str, Any]:
         worker = getattr(self.local, "worker", None)
         if worker is None:
-            worker = self.local.worker = _Worker(self.env_kwargs)
+            worker = self.local.worker = _Worker(self.env_kwargs, build_lock=self.build_lock)
             with self.lock:
                 self.all.append(worker)
         return worker.run(episode)

@@ -166,3 +166,22 @@ def test_gate_rejects_nonsense_limits() -> None:
     started = time.monotonic()
     Gate().before_request()  # no limits: never waits
     assert time.monotonic() - started < 1.0
+
+
+def test_llm_only_runs_default_to_16_threads_and_options_reach_the_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentabstain_gym.agents.llm import LLMAgent, apply_llm_arguments
+    from agentabstain_gym.cli import _concurrency, build_parser
+
+    def parse(*argv: str) -> Any:
+        return build_parser().parse_args(["eval", ENV, *argv])
+
+    assert _concurrency(parse("--agent", "llm"), ["llm"]) == 16
+    assert _concurrency(parse("--agent", "llm", "--agent", "rules"), ["llm", "rules"]) == 1
+    assert _concurrency(parse("--agent", "llm", "--workers", "2"), ["llm"]) == 1
+    assert _concurrency(parse("--agent", "llm", "--concurrency", "3"), ["llm"]) == 3
+    args = parse("--agent", "llm", "--llm-timeout", "7.5", "--llm-max-retries", "1", "--llm-rps", "4",
+                 "--workers", "2")
+    apply_llm_arguments(args)
+    agent = LLMAgent(family="qa")
+    assert agent.caller.timeout == 7.5 and agent.caller.max_retries == 1
+    assert agent.caller.gate.rps == 2.0  # type: ignore[attr-defined]  # per process: 4 shared by 2 workers
