@@ -50,7 +50,7 @@ ENV_TOOLS = "ABSTAIN_GYM_LLM_TOOLS"
 ENV_TIMEOUT = "ABSTAIN_GYM_LLM_TIMEOUT"
 ENV_MAX_RETRIES = "ABSTAIN_GYM_LLM_MAX_RETRIES"
 #: The preflight's own timeout: it only has to reach the server, so a dead URL fails within seconds.
-PREFLIGHT_TIMEOUT = 10.0
+PREFLIGHT_TIMEOUT = 5.0
 BUDGET_MODES = ("raise", "abstain")
 #: Defaults: a reply longer than any action needs is cut; an episode's replies together are bounded.
 MAX_REPLY_CHARS = 32_000
