@@ -185,3 +185,22 @@ def test_llm_only_runs_default_to_16_threads_and_options_reach_the_agent(monkeyp
     agent = LLMAgent(family="qa")
     assert agent.caller.timeout == 7.5 and agent.caller.max_retries == 1
     assert agent.caller.gate.rps == 2.0  # type: ignore[attr-defined]  # per process: 4 shared by 2 workers
+
+
+def test_direct_request_path_sends_the_body_create_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gymnasium as gym
+
+    from agentabstain_gym.agents import ratelimit
+    from agentabstain_gym.agents.llm import LLMAgent
+    from agentabstain_gym.runner import run_episode
+
+    bodies = []
+    for direct in (True, False):
+        if not direct:
+            monkeypatch.setattr(ratelimit, "_direct_post", lambda _client: None)
+        with ScriptedLLMServer([], default=tool("abstain", reason="x")) as srv:
+            agent = LLMAgent(family="qa", base_url=srv.base_url, model="m", api_key="k", extra_body={"top_k": 3})
+            env = gym.make(ENV)
+            run_episode(env, agent, env.unwrapped.tasks(split="test")[0].task_id, 1)
+            bodies.append(srv.requests[0])
+    assert bodies[0] == bodies[1] and bodies[0]["top_k"] == 3 and bodies[0]["model"] == "m"
