@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -15,10 +16,9 @@ from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.deltas import TaskData
 from agentabstain_gym.envs.tools.engine import Engine
-from agentabstain_gym.envs.tools.schemas import schemas_for
 from agentabstain_gym.envs.tools.scoring import JUDGES, Judge, outcome_class, positive_passes
 from agentabstain_gym.envs.tools.spec import tool_kind_counts
-from agentabstain_gym.envs.tools.tasks import make_engine, pairs_for, tool_tasks
+from agentabstain_gym.envs.tools.tasks import EngineSetup, TaskSetup, pairs_for, task_setups, tool_tasks
 
 
 class AbstainToolsEnv(AbstainEnv):
@@ -88,24 +88,29 @@ class AbstainToolsEnv(AbstainEnv):
             tool_tasks(sandbox, self.pairs_file)  # a missing or invalid file fails here, with its problems
         self.judge: Callable[[str], bool] | None = JUDGES[judge] if isinstance(judge, str) else judge
         self._engine: Engine | None = None
-        self._twin: Engine | None = None
+        self._twin: EngineSetup | None = None
         self._data: TaskData | None = None
         self._schemas: list[dict[str, Any]] = []
         self._reply: str | None = None
         self._judged = False
         self._call_turns: list[int] = []
+        self._calls: list[tuple[Any, Any]] = []
 
     # ----- family hooks -------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
         return tool_tasks(self.sandbox, self.pairs_file)
 
     def _begin(self, task: Task) -> str:
-        self._data = TaskData.from_payload(task.payload)
-        self._engine = make_engine(self._data)
-        twin = task.payload.get("twin")
-        self._twin = make_engine(TaskData.from_payload(twin)) if twin else None
-        self._schemas = schemas_for(self._engine.world.tools[t] for t in self._data.tools)
-        self._reply, self._judged, self._call_turns = None, False, []
+        # Everything derived from the task was built for all tasks at once (tasks.TaskSetup), so this does the
+        # same work whatever the label: an agent timing reset learns nothing about it.
+        setup = task_setups(self.pairs_file).get(task.task_id)
+        if setup is None or setup.task is not task:  # a task not from the env's list: derive it the same way
+            setup = TaskSetup.of(task)
+        self._data = setup.data
+        self._engine = setup.main.engine()
+        self._twin = setup.twin
+        self._schemas = json.loads(setup.schemas)
+        self._reply, self._judged, self._call_turns, self._calls = None, False, [], []
         now = self._engine.ctx.now
         day = dt.datetime.fromisoformat(now)
         return (f"Now: {day.strftime('%A %d %B %Y, %H:%M')}.\n"
@@ -117,20 +122,28 @@ class AbstainToolsEnv(AbstainEnv):
     def _act(self, action: Action) -> StepResult:
         assert self._engine is not None
         if action.verb == "tool":
-            record = self._engine.call(action.argument, action.arguments or {})
+            arguments = action.arguments or {}
+            record = self._engine.call(action.argument, arguments)
             self._call_turns.append(self._turn)
-            return StepResult(record.observation, evidence=self._shows_trigger(action))
+            self._calls.append((action.argument, arguments))
+            return StepResult(record.observation)
         return self._respond(action.argument.strip())
 
-    def _shows_trigger(self, action: Action) -> bool:
-        """Whether this call's result differs from what the T+ twin returns: the first time a runtime trigger shows."""
-        if self._twin is None or self._engine is None:
-            return False
-        twin = self._twin.call(action.argument, action.arguments or {})
-        if twin.observation != self._engine.trace[-1].observation:
-            self._twin = None  # found; the twin is not needed any more
-            return True
-        return False
+    def _find_evidence(self) -> None:
+        """Runtime T-: the evidence turn is the first call whose result differs from what the T+ twin returns.
+
+        Found by replaying the episode's calls on a fresh twin engine when the episode ends (the twin sees the same
+        calls in the same order, so the answer is what running it alongside gives). Running the twin alongside
+        made every T- call before the trigger cost two calls, so an agent timing its calls could tell the label.
+        """
+        if self._twin is None or self._engine is None or self._evidence_turn is not None:
+            return
+        twin = self._twin.engine()
+        for turn, (name, arguments), mine in zip(self._call_turns, self._calls, self._engine.trace,
+                                                 strict=False):  # an aborted step may leave one over
+            if twin.call(name, arguments).observation != mine.observation:
+                self._evidence_turn = turn
+                return
 
     def _respond(self, text: str) -> StepResult:
         task, engine, data = self._task, self._engine, self._data
@@ -176,6 +189,7 @@ class AbstainToolsEnv(AbstainEnv):
     def _record(self, last: StepResult) -> EpisodeRecord:
         """The base record, with the tool family's verdict: T- needs ABSTAIN *and* no commit; T+ is judged on the
         final state even when the episode was truncated rather than ended with ``respond``."""
+        self._find_evidence()
         record = super()._record(last)
         task = self._task
         assert task is not None

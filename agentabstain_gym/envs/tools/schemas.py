@@ -75,14 +75,25 @@ def schema_of(tool: ToolSpec) -> dict[str, Any]:
 _LISTS: dict[tuple[int, ...], tuple[tuple[ToolSpec, ...], str]] = {}
 
 
-def schemas_for(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
-    """Fresh schemas of ``tools``, in order (rebuilt from a cached JSON text: cheaper than a deep copy per reset)."""
+def schemas_json(tools: Iterable[ToolSpec]) -> str:
+    """The schemas of ``tools``, in order, as one cached JSON text (shared by every task with this inventory)."""
     tools = tuple(tools)
     key = tuple(id(t) for t in tools)
     hit = _LISTS.get(key)
     if hit is None or any(a is not b for a, b in zip(hit[0], tools, strict=True)):
         hit = _LISTS[key] = (tools, json.dumps([_schema(t) for t in tools]))
-    return json.loads(hit[1])
+    return hit[1]
+
+
+def schemas_for(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
+    """Fresh schemas of ``tools``, in order (rebuilt from a cached JSON text: cheaper than a deep copy per reset)."""
+    return json.loads(schemas_json(tools))
+
+
+def clear_schema_caches() -> None:
+    """Forget the cached schemas (for tests that time what a newly built task list costs)."""
+    _CACHE.clear()
+    _LISTS.clear()
 
 
 def tool_schemas(sandbox: str, tools: Iterable[str] | None = None) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from agentabstain_gym.core.task import SPLITS, Task
@@ -26,8 +27,9 @@ from agentabstain_gym.envs.tools.deltas import (
     TaskData,
     apply_delta,
 )
-from agentabstain_gym.envs.tools.engine import CallRecord, Engine, Override, world
+from agentabstain_gym.envs.tools.engine import CallRecord, Engine, Override, World, world
 from agentabstain_gym.envs.tools.errors import SpecError
+from agentabstain_gym.envs.tools.schemas import clear_schema_caches, schemas_json
 from agentabstain_gym.envs.tools.spec import read_yaml
 from agentabstain_gym.envs.tools.state import PatchError, Snapshot, apply_patch
 
@@ -77,11 +79,31 @@ def task_snapshot(sandboxes: tuple[str, ...], patch_json: str) -> Snapshot:
     return Snapshot(apply_patch(base.collections, json.loads(patch_json)), task_snapshot, (sandboxes, patch_json))
 
 
+@dataclass(frozen=True)
+class EngineSetup:
+    """What an :class:`Engine` for one task side needs, resolved once (world, initial snapshot, inventory,
+    compiled overrides, clock), so that making the engine is the same few assignments for every task."""
+
+    world: World
+    snapshot: Snapshot
+    tools: tuple[str, ...]
+    overrides: tuple[Override, ...]
+    clock: str | None
+
+    @classmethod
+    def of(cls, data: TaskData) -> EngineSetup:
+        patch = json.dumps(list(data.state), sort_keys=True)
+        return cls(world(data.sandboxes), task_snapshot(data.sandboxes, patch), data.tools,
+                   tuple(Override.from_dict(o) for o in data.overrides), data.clock)
+
+    def engine(self) -> Engine:
+        """A fresh engine (the snapshot and overrides are shared and never changed; the state is the engine's)."""
+        return Engine(self.world, self.snapshot, self.tools, self.overrides, clock=self.clock)
+
+
 def make_engine(data: TaskData) -> Engine:
     """A fresh engine over ``data``'s sandboxes, state patch, inventory, overrides and clock."""
-    patch = json.dumps(list(data.state), sort_keys=True)
-    return Engine(world(data.sandboxes), task_snapshot(data.sandboxes, patch), data.tools,
-                  tuple(Override.from_dict(o) for o in data.overrides), clock=data.clock)
+    return EngineSetup.of(data).engine()
 
 
 def replay(engine: Engine, calls: Any) -> list[CallRecord]:
@@ -244,11 +266,12 @@ def _task(pair: Pair, negative: bool) -> Task:
 @cache
 def tool_tasks(sandbox: str | None = None, pairs_file: str | None = None) -> tuple[Task, ...]:
     """Both sides of every pair (of one sandbox, or all; of the package or of ``pairs_file``), the sides of each
-    pair in a hash-decided order."""
+    pair in a hash-decided order. A sandbox's tasks are the very objects of the full list, so that they find
+    their prebuilt :class:`TaskSetup`."""
+    if sandbox is not None:
+        return tuple(t for t in tool_tasks(None, pairs_file) if sandbox in t.payload["sandboxes"])
     out: list[Task] = []
     for pair in (file_pairs(pairs_file) if pairs_file else load_pairs()):
-        if sandbox is not None and sandbox not in pair.positive.sandboxes:
-            continue
         first_negative = int(digest("side", pair.key, size=2), 16) % 2 == 1
         out.extend([_task(pair, first_negative), _task(pair, not first_negative)])
     return tuple(out)
@@ -257,3 +280,45 @@ def tool_tasks(sandbox: str | None = None, pairs_file: str | None = None) -> tup
 def pairs_for(sandbox: str | None = None, pairs_file: str | None = None) -> tuple[Pair, ...]:
     pairs = file_pairs(pairs_file) if pairs_file else load_pairs()
     return tuple(p for p in pairs if sandbox is None or sandbox in p.positive.sandboxes)
+
+
+# ----- what reset needs, per task, built for every task at once ---------------------------------------------------
+@dataclass(frozen=True)
+class TaskSetup:
+    """Everything ``reset`` derives from one task, computed once for every task when the setups are built.
+
+    Why: a reset that decoded the payload, replayed the delta's state patch, built the twin's engine or the schema
+    list of a reduced inventory only for some tasks took measurably longer on should-abstain tasks, and an agent
+    timing ``reset`` could guess the label. With this, every reset does the same steps: look the setup up, make
+    one engine, parse the schema text. ``twin`` (runtime T- only) is not used at reset: the env replays the
+    episode's calls on it when the episode ends, to find the evidence turn.
+    """
+
+    task: Task
+    data: TaskData
+    main: EngineSetup
+    twin: EngineSetup | None
+    schemas: str
+
+    @classmethod
+    def of(cls, task: Task) -> TaskSetup:
+        data = TaskData.from_payload(task.payload)
+        main = EngineSetup.of(data)
+        twin = task.payload.get("twin")
+        return cls(task, data, main, EngineSetup.of(TaskData.from_payload(twin)) if twin else None,
+                   schemas_json(main.world.tools[t] for t in data.tools))
+
+
+@cache
+def task_setups(pairs_file: str | None = None) -> Mapping[str, TaskSetup]:
+    """Task id -> :class:`TaskSetup` for every task of the built-in pairs (or of ``pairs_file``), all sandboxes,
+    built in one go the first time it is asked for, never per task on first use (that too would show in timing)."""
+    return MappingProxyType({t.task_id: TaskSetup.of(t) for t in tool_tasks(None, pairs_file)})
+
+
+def clear_caches() -> None:
+    """Forget the pairs, the tasks, their snapshots, setups and schemas (not the sandbox specs), so that the next
+    env builds its task list anew: for tests that time what a newly built task list costs."""
+    for fn in (load_pairs, file_pairs, tool_tasks, task_snapshot, task_setups):
+        fn.cache_clear()
+    clear_schema_caches()
