@@ -330,6 +330,7 @@ def _progress_bar(total: int) -> Any:
     from agentabstain_gym.core import outcome
     from agentabstain_gym.core.metrics import error_kind
 
+    tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked only from a single-threaded process
     bar = tqdm(total=total, unit="ep", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
     counts = {"abstain": 0, "timely": 0, "solvable": 0, "over": 0, "agent": 0, "env": 0}
 
@@ -351,22 +352,40 @@ def _progress_bar(total: int) -> Any:
     return bar, update
 
 
+class _LazyBar:
+    """The progress bar, made when the first record arrives (the run knows its size only once it has planned,
+    which it does after locking ``--out``)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.update: Any = None
+
+    def __call__(self, record: dict[str, Any], finished: int, total: int) -> None:
+        if self.bar is None:
+            self.bar, self.update = _progress_bar(total)
+            self.bar.update(finished - 1)
+        self.update(record, finished, total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
     """Episodes at once per process: as given, else 16 when every agent is ``llm`` (I/O-bound: waiting on the
-    server) and one process runs, else 1. Threads and worker processes do not combine (one-line error)."""
+    server), else 1. With ``--workers`` each worker process runs that many."""
     given = args.concurrency
     if given is not None and given < 1:
         raise UsageError(f"--concurrency must be at least 1, not {given}")
     if given is None:
-        return LLM_CONCURRENCY if all(a == "llm" for a in agents) and args.workers <= 1 else 1
-    if given > 1 and args.workers > 1:
-        raise UsageError("--workers > 1 cannot be combined with --concurrency > 1; for LLM agents use --concurrency")
+        return LLM_CONCURRENCY if all(a == "llm" for a in agents) else 1
     return int(given)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.core.task import SPLITS
-    from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, plan, suite_env_ids
+    from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
     try:
         env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else suite_env_ids(args.suite))
@@ -402,15 +421,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 raise UsageError(str(exc)) from None
         config = EvalConfig(env_ids=env_ids, agents=agents, split=args.split, episodes=args.episodes,
                             seed=args.seed, env_kwargs=env_kwargs, concurrency=concurrency)
-        try:
-            total = len(plan(config))
-        except KeyError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - e.g. a broken --pairs YAML: one line, not a traceback
-            where = f"--pairs {args.pairs}" if args.pairs else "planning the run"
-            raise UsageError(f"{where}: {_first_line(exc)}") from None
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+    if args.backend == "ray":
+        from agentabstain_gym.distributed import check_ray
+
+        try:
+            check_ray()
+        except RuntimeError as exc:
+            raise UsageError(str(exc)) from None
     if args.plots:
         _check_plots(args.plots, force=args.force)
     if args.out:
@@ -428,19 +447,30 @@ def cmd_eval(args: argparse.Namespace) -> int:
             recorded_keys(Path(args.out))
         for w in caught:
             print(f"warning: {w.message} (the episode will be re-run)", file=sys.stderr)
-    bar, update = _progress_bar(total) if not args.quiet else (None, None)
+    progress = _LazyBar() if not args.quiet else None
     from agentabstain_gym.runfile import RunFileError
+    from agentabstain_gym.runner import EvalInterrupted, PlanError
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # unreadable lines were reported above
-            records = evaluate(config, out=args.out, workers=args.workers, progress=update, force_new=args.force_new,
-                               say=lambda line: print(line, file=sys.stderr))
+            records = evaluate(config, out=args.out, workers=args.workers, progress=progress,
+                               force_new=args.force_new, say=lambda line: print(line, file=sys.stderr),
+                               backend=args.backend, address=args.address)
     except RunFileError as exc:
         raise UsageError(str(exc)) from None
+    except PlanError as exc:  # e.g. a broken --pairs YAML: one line, not a traceback
+        raise UsageError(f"{'--pairs ' + args.pairs if args.pairs else 'planning the run'}: {exc}") from None
+    except EvalInterrupted as exc:
+        if progress is not None:
+            progress.close()
+        where = (f"{exc.recorded} episodes recorded in {args.out}, run the same command to resume" if args.out else
+                 f"{exc.finished} episodes finished, none recorded (no --out)")
+        print(f"interrupted: {where}", file=sys.stderr)
+        return 130
     finally:
-        if bar is not None:
-            bar.close()
+        if progress is not None:
+            progress.close()
     print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split}); "
           f"{_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json))
@@ -586,7 +616,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", default="test", help="train | val | test (default test)")
     p.add_argument("--episodes", type=positive_int, default=None, help="a seeded sample of this many tasks per env")
     p.add_argument("--seed", type=nonnegative_int, default=0)
-    p.add_argument("--workers", type=positive_int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="worker processes, started only when the run is big enough to gain from them (results do not "
+                        "depend on it); with --backend ray, Ray actors (default: the cluster's CPUs)")
     p.add_argument("--out", default=None, help="JSONL of episode records; re-running with it resumes")
     p.add_argument("--force-new", action="store_true",
                    help="replace --out with a new run file even if it holds another run's records")
@@ -596,8 +628,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
     p.add_argument("--concurrency", type=int, default=None,
-                   help="episodes run at once in the process, on threads (default 16 when every agent is llm, "
-                        "else 1; results do not depend on it; not with --workers > 1)")
+                   help="episodes run at once per process, on threads (default 16 when every agent is llm, "
+                        "else 1; with --workers, per worker; results do not depend on it)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes (default), or Ray tasks on a Ray cluster (pip install 'agentabstain-gym[ray]')")
+    p.add_argument("--address", default=None,
+                   help="with --backend ray: the cluster (auto, ray://HOST:10001); default: a local one-machine cluster")
     add_llm_arguments(p)  # --base-url --model --api-key --llm-text --playbook
     p.set_defaults(func=cmd_eval)
 

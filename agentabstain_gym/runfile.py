@@ -122,12 +122,16 @@ class RunFile:
 
     def append(self, record: Mapping[str, Any]) -> None:
         """Append one record; a full or read-only disk becomes one line saying how much was recorded."""
+        self.append_many([record])
+
+    def append_many(self, records: list[Mapping[str, Any]]) -> None:
+        """Append records that arrived together, with one flush and fsync (each still a whole line)."""
         try:
-            append_records(self.path, [record])
+            append_records(self.path, records)
         except OSError as exc:
             raise RunFileError(f"cannot write {self.path}: {exc.strerror or exc}; {self.recorded} episode(s) are "
                                "recorded there, re-run the same command to resume") from None
-        self.recorded += 1
+        self.recorded += len(records)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -153,13 +157,9 @@ def _write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
 
 
 @contextlib.contextmanager
-def open_run_file(out: str | os.PathLike[str], manifest: Mapping[str, Any], planned_keys: set[tuple[Any, ...]], *,
-                  force_new: bool = False, say: Any = None) -> Iterator[RunFile]:
-    """Lock ``out`` and check it belongs to this run (or start it afresh with ``force_new``).
-
-    Raises :class:`RunFileError` when another process holds the lock, when ``out`` is not a run file, or when its
-    manifest (or, for a file without one, its records) says it was written by a different run.
-    """
+def locked(out: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Hold the run file's lock (taken before anything else, planning included); raises :class:`RunFileError`
+    at once when another process holds it or when ``out`` is not a run file."""
     path = Path(out)
     check_out(path)
     try:
@@ -173,42 +173,61 @@ def open_run_file(out: str | os.PathLike[str], manifest: Mapping[str, Any], plan
         handle.close()
         raise RunFileError(f"{out} is in use by another abstain-gym eval; wait for it or give another --out") from None
     try:
-        name = path.name
-        mpath = manifest_path(path)
-        if force_new:
-            dropped = _count_records(path)
-            try:
-                handle.truncate(0)
-            except OSError as exc:
-                raise RunFileError(f"cannot empty {out} for --force-new: {exc.strerror or exc}") from None
-            _write_manifest(path, manifest)
-            if say is not None and (dropped or mpath.exists()):
-                say(f"{out}: --force-new: started a new run file ({dropped} old record(s) discarded)")
-        elif mpath.exists() and _count_records(path) == 0:  # a stale sidecar of a deleted or empty file
-            _write_manifest(path, manifest)
-        elif mpath.exists():
-            try:
-                old = json.loads(mpath.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                raise RunFileError(f"{mpath} is unreadable; use another --out or --force-new") from None
-            diff = manifest_difference(old, manifest, name)
-            if diff is not None:
-                raise RunFileError(f"{diff}; use another --out or --force-new")
-        else:  # a file from before manifests, or a new one: adopt it only if every record is of this run
-            from agentabstain_gym.core.record import iter_records
-
-            for rec in iter_records(path, warn=False):
-                if _record_key(rec) not in planned_keys:
-                    raise RunFileError(
-                        f"{name} holds episodes of another run ({rec.get('env_id')} {rec.get('agent')} task "
-                        f"{rec.get('task_id')} is not in this run's plan: another --seed, --split, --episodes or "
-                        "agent?); use another --out or --force-new")
-            _write_manifest(path, manifest)
-        yield RunFile(path, handle, _count_records(path))
+        yield handle
     finally:
         with contextlib.suppress(OSError):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
         handle.close()
+
+
+@contextlib.contextmanager
+def open_run_file(out: str | os.PathLike[str], manifest: Mapping[str, Any], planned_keys: set[tuple[Any, ...]], *,
+                  force_new: bool = False, say: Any = None) -> Iterator[RunFile]:
+    """Lock ``out`` and check it belongs to this run (or start it afresh with ``force_new``).
+
+    Raises :class:`RunFileError` when another process holds the lock, when ``out`` is not a run file, or when its
+    manifest (or, for a file without one, its records) says it was written by a different run.
+    """
+    with locked(out) as handle:
+        yield adopt(out, handle, manifest, planned_keys, force_new=force_new, say=say)
+
+
+def adopt(out: str | os.PathLike[str], handle: IO[bytes], manifest: Mapping[str, Any],
+          planned_keys: set[tuple[Any, ...]], *, force_new: bool = False, say: Any = None) -> RunFile:
+    """The locked file ``out`` as this run's :class:`RunFile`, once its manifest matches (see :func:`open_run_file`)."""
+    path = Path(out)
+    name = path.name
+    mpath = manifest_path(path)
+    if force_new:
+        dropped = _count_records(path)
+        try:
+            handle.truncate(0)
+        except OSError as exc:
+            raise RunFileError(f"cannot empty {out} for --force-new: {exc.strerror or exc}") from None
+        _write_manifest(path, manifest)
+        if say is not None and (dropped or mpath.exists()):
+            say(f"{out}: --force-new: started a new run file ({dropped} old record(s) discarded)")
+    elif mpath.exists() and _count_records(path) == 0:  # a stale sidecar of a deleted or empty file
+        _write_manifest(path, manifest)
+    elif mpath.exists():
+        try:
+            old = json.loads(mpath.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise RunFileError(f"{mpath} is unreadable; use another --out or --force-new") from None
+        diff = manifest_difference(old, manifest, name)
+        if diff is not None:
+            raise RunFileError(f"{diff}; use another --out or --force-new")
+    else:  # a file from before manifests, or a new one: adopt it only if every record is of this run
+        from agentabstain_gym.core.record import iter_records
+
+        for rec in iter_records(path, warn=False):
+            if _record_key(rec) not in planned_keys:
+                raise RunFileError(
+                    f"{name} holds episodes of another run ({rec.get('env_id')} {rec.get('agent')} task "
+                    f"{rec.get('task_id')} is not in this run's plan: another --seed, --split, --episodes or "
+                    "agent?); use another --out or --force-new")
+        _write_manifest(path, manifest)
+    return RunFile(path, handle, _count_records(path))
 
 
 def manifest_for(config: Any, episodes: Iterable[Any]) -> dict[str, Any]:

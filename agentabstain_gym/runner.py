@@ -14,12 +14,12 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import multiprocessing
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,7 +225,7 @@ def _with_agent_extras(record: dict[str, Any], agent: Agent) -> dict[str, Any]:
     return record  # the env's part is strict-JSON safe already (AbstainEnv records go through json_safe)
 
 
-class _Worker:
+class Worker:
     """Holds one env per env id and one agent per spec, reused across episodes (per process)."""
 
     def __init__(self, env_kwargs: dict[str, dict[str, Any]],
@@ -233,10 +233,13 @@ class _Worker:
         self.env_kwargs = env_kwargs
         self.envs: dict[str, gym.Env] = {}
         self.agents: dict[tuple[str, str], Agent] = {}
+        self.build_seconds = 0.0  # spent building envs and agents: what a new worker would spend again
         # threads share one lock here: building an env or agent may fill a lazy cache or import a user's file
         self.build_lock = build_lock if build_lock is not None else contextlib.nullcontext()
 
-    def run(self, episode: Episode) -> dict[str, Any]:
+    def prepare(self, episode: Episode) -> tuple[gym.Env, Agent]:
+        """The env and agent for ``episode``, built on first use (the time it takes adds to ``build_seconds``)."""
+        t0 = time.perf_counter()
         env = self.envs.get(episode.env_id)
         if env is None:
             with self.build_lock:
@@ -247,6 +250,11 @@ class _Worker:
             with self.build_lock:
                 agent = build_agent(episode.agent, episode.env_id)
             self.agents[(episode.agent, episode.env_id)] = agent
+        self.build_seconds += time.perf_counter() - t0
+        return env, agent
+
+    def run(self, episode: Episode) -> dict[str, Any]:
+        env, agent = self.prepare(episode)
         record = run_episode(env, agent, episode.task_id, episode.seed)
         record["agent"] = agent_label(episode.agent, agent)
         record["agent_spec"] = episode.agent
@@ -256,39 +264,36 @@ class _Worker:
                 env.close()
         return record
 
+    def failure(self, episode: Episode, text: str) -> dict[str, Any]:
+        """The record of an episode that could not be run at all (e.g. it killed its worker process): an env error."""
+        env, agent = self.prepare(episode)
+        record = env.unwrapped.failure_record(text, kind="env", task_id=episode.task_id, seed=episode.seed)
+        record["agent"] = agent_label(episode.agent, agent)
+        record["agent_spec"] = episode.agent
+        return record
+
     def close(self) -> None:
-        for env in self.envs.values():
-            env.close()
+        envs, self.envs, self.agents = list(self.envs.values()), {}, {}
+        for env in envs:
+            with contextlib.suppress(Exception):
+                env.close()
 
 
-_worker: _Worker | None = None
-
-
-def _init_worker(env_kwargs: dict[str, dict[str, Any]]) -> None:
-    global _worker
-    _worker = _Worker(env_kwargs)
-
-
-def _run_in_worker(episode: Episode) -> dict[str, Any]:
-    assert _worker is not None
-    return _worker.run(episode)
-
-
-class _ThreadWorkers:
+class ThreadWorkers:
     """One :class:`_Worker` per thread, so each running episode has its own env and agent instances (the LLM
     agent keeps the episode's conversation on itself); read-only data behind them (datasets) is shared."""
 
     def __init__(self, env_kwargs: dict[str, dict[str, Any]]) -> None:
         self.env_kwargs = env_kwargs
         self.local = threading.local()
-        self.all: list[_Worker] = []
+        self.all: list[Worker] = []
         self.lock = threading.Lock()
         self.build_lock = threading.RLock()
 
     def run(self, episode: Episode) -> dict[str, Any]:
         worker = getattr(self.local, "worker", None)
         if worker is None:
-            worker = self.local.worker = _Worker(self.env_kwargs, build_lock=self.build_lock)
+            worker = self.local.worker = Worker(self.env_kwargs, build_lock=self.build_lock)
             with self.lock:
                 self.all.append(worker)
         return worker.run(episode)
@@ -299,7 +304,7 @@ class _ThreadWorkers:
                 worker.close()
 
 
-def _windowed(pool: ThreadPoolExecutor | ProcessPoolExecutor, fn: Callable[[Episode], dict[str, Any]],
+def _windowed(pool: ThreadPoolExecutor, fn: Callable[[Episode], dict[str, Any]],
               episodes: list[Episode], window: int) -> Iterator[dict[str, Any]]:
     """Run ``fn`` over ``episodes`` keeping at most ``window`` in flight (so a crash wastes little work), yielding
     results in completion order."""
@@ -318,63 +323,107 @@ def _windowed(pool: ThreadPoolExecutor | ProcessPoolExecutor, fn: Callable[[Epis
                 pending.add(pool.submit(fn, nxt))
 
 
-def iter_run(episodes: list[Episode], *, workers: int = 1, env_kwargs: dict[str, dict[str, Any]] | None = None,
-             concurrency: int = 1) -> Iterator[dict[str, Any]]:
-    """Yield records as episodes finish (in plan order with one worker and one thread, else completion order).
+def iter_batches(episodes: list[Episode], *, workers: int = 1, env_kwargs: dict[str, dict[str, Any]] | None = None,
+                 concurrency: int = 1, backend: str = "local", address: str | None = None
+                 ) -> Iterator[list[dict[str, Any]]]:
+    """Yield records in batches as episodes finish (in plan order with one worker and one thread, else completion
+    order); a batch is what arrived together, so the caller can write it with one flush.
 
-    ``concurrency`` > 1 runs that many episodes at once on threads of this process (one env and one agent per
-    thread); records are yielded to the caller's thread only, so the caller stays the single writer. It cannot be
-    combined with ``workers`` > 1 (a process pool runs one episode per process at a time).
+    ``workers`` > 1 runs a process pool (:mod:`agentabstain_gym.pool`: forked once, fed in chunks, and only when
+    the work pays for it); ``concurrency`` > 1 runs that many episodes at once on threads (one env and one agent
+    per thread), in this process or in each worker; ``backend="ray"`` runs the episodes as Ray tasks
+    (:mod:`agentabstain_gym.distributed`). Records are yielded to the caller's thread only, so the caller stays the
+    single writer.
     """
     env_kwargs = env_kwargs or {}
-    if concurrency > 1 and workers > 1:
-        raise ValueError("workers > 1 cannot be combined with concurrency > 1; use one or the other")
+    if backend == "ray":
+        from agentabstain_gym.distributed import run_on_ray
+
+        yield from run_on_ray(episodes, env_kwargs=env_kwargs, workers=workers, concurrency=concurrency,
+                              address=address)
+        return
+    if backend != "local":
+        raise ValueError(f"unknown backend {backend!r}; valid backends: local, ray")
+    if workers > 1 and len(episodes) > 1:
+        from agentabstain_gym.pool import run_pooled
+
+        yield from run_pooled(episodes, workers, env_kwargs, concurrency)
+        return
     if concurrency > 1 and len(episodes) > 1:
-        threads = _ThreadWorkers(env_kwargs)
+        threads = ThreadWorkers(env_kwargs)
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="episode")
         try:
-            yield from _windowed(pool, threads.run, episodes, 2 * concurrency)
+            for record in _windowed(pool, threads.run, episodes, 2 * concurrency):
+                yield [record]
         finally:  # stopped early (an error, Ctrl-C): let running episodes end, start no queued one
             pool.shutdown(wait=True, cancel_futures=True)
             threads.close()
         return
-    if workers <= 1 or len(episodes) <= 1:
-        worker = _Worker(env_kwargs)
-        try:
-            for episode in episodes:
-                yield worker.run(episode)
-        finally:
-            worker.close()
-        return
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(env_kwargs,)) as pool:
-        yield from _windowed(pool, _run_in_worker, episodes, 4 * workers)
+    worker = Worker(env_kwargs)
+    try:
+        for episode in episodes:
+            yield [worker.run(episode)]
+    finally:
+        worker.close()
+
+
+def iter_run(episodes: list[Episode], **options: Any) -> Iterator[dict[str, Any]]:
+    """:func:`iter_batches`, one record at a time."""
+    for batch in iter_batches(episodes, **options):
+        yield from batch
+
+
+class EvalInterrupted(Exception):
+    """Ctrl-C during :func:`evaluate`: ``recorded`` episodes are in the run file (all of them, old and new)."""
+
+    def __init__(self, recorded: int, finished: int) -> None:
+        super().__init__(f"interrupted: {recorded} episodes recorded")
+        self.recorded = recorded
+        self.finished = finished
 
 
 def evaluate(config: EvalConfig, *, out: str | Path | None = None, workers: int = 1,
              progress: Callable[[dict[str, Any], int, int], None] | None = None,
-             force_new: bool = False, say: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+             force_new: bool = False, say: Callable[[str], None] | None = None,
+             backend: str = "local", address: str | None = None) -> list[dict[str, Any]]:
     """Run the plan (skipping episodes already in ``out``) and return all of the plan's records.
 
-    ``out`` is locked and checked against the run's manifest first (see :mod:`agentabstain_gym.runfile`), so a run
-    never mixes into another's file; ``force_new`` starts it afresh.
+    ``out`` is locked first, before planning (a second ``eval`` on the same file fails at once), then checked
+    against the run's manifest (see :mod:`agentabstain_gym.runfile`), so a run never mixes into another's file;
+    ``force_new`` starts it afresh. Ctrl-C raises :class:`EvalInterrupted` saying how much is recorded.
     """
     for env_id in config.env_ids:
         check_env_id(env_id)
     for spec in config.agents:
         check_agent(spec)
-    episodes = plan(config)
+    options = {"workers": workers, "env_kwargs": config.env_kwargs, "concurrency": config.concurrency,
+               "backend": backend, "address": address}
     if out is None:
-        return _evaluate(config, episodes, None, workers, progress)
-    from agentabstain_gym.runfile import manifest_for, open_run_file
+        return _evaluate(_plan(config), None, options, progress)
+    from agentabstain_gym.runfile import adopt, locked, manifest_for
 
-    with open_run_file(out, manifest_for(config, episodes), {e.key for e in episodes}, force_new=force_new,
-                       say=say) as run_file:
-        return _evaluate(config, episodes, run_file, workers, progress)
+    with locked(out) as handle:
+        episodes = _plan(config)
+        run_file = adopt(out, handle, manifest_for(config, episodes), {e.key for e in episodes},
+                         force_new=force_new, say=say)
+        return _evaluate(episodes, run_file, options, progress)
 
 
-def _evaluate(config: EvalConfig, episodes: list[Episode], run_file: Any, workers: int,
+class PlanError(Exception):
+    """The run could not be planned (e.g. a broken pair file): one line for the user."""
+
+
+def _plan(config: EvalConfig) -> list[Episode]:
+    try:
+        return plan(config)
+    except KeyError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a broken data file raises becomes one line
+        line = " ".join(str(exc).split()) or type(exc).__name__
+        raise PlanError(line[:300]) from exc
+
+
+def _evaluate(episodes: list[Episode], run_file: Any, options: dict[str, Any],
               progress: Callable[[dict[str, Any], int, int], None] | None) -> list[dict[str, Any]]:
     wanted = {e.key for e in episodes}
     done_keys: set[tuple[str, str, str, int]] = set()
@@ -385,11 +434,16 @@ def _evaluate(config: EvalConfig, episodes: list[Episode], run_file: Any, worker
                                       r.get("seed")) in wanted]
     todo = [e for e in episodes if e.key not in done_keys]
     total, finished = len(episodes), len(episodes) - len(todo)
-    for record in iter_run(todo, workers=workers, env_kwargs=config.env_kwargs, concurrency=config.concurrency):
-        if run_file is not None:
-            run_file.append(record)
-        records.append(record)
-        finished += 1
-        if progress is not None:
-            progress(record, finished, total)
+    try:
+        for batch in iter_batches(todo, **options):
+            if run_file is not None:
+                run_file.append_many(batch)
+            records.extend(batch)
+            for record in batch:
+                finished += 1
+                if progress is not None:
+                    progress(record, finished, total)
+    except KeyboardInterrupt:
+        recorded = run_file.recorded if run_file is not None else 0
+        raise EvalInterrupted(recorded, finished) from None
     return records

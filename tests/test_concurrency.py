@@ -106,11 +106,12 @@ def test_unknown_model_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
     assert len(err) == 1 and "'typo-model' is not served" in err[0] and "served-model" in err[0]
 
 
-def test_workers_and_concurrency_do_not_combine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", ENV, "--agent", "heuristic", "--episodes", "2", "--workers", "2", "--concurrency", "4",
-                 "--quiet"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--concurrency" in err[0]
+def test_workers_and_concurrency_combine(tmp_path: Path) -> None:
+    """Two worker processes with four threads each: the same records as one thread in one process."""
+    with ScriptedLLMServer([], default=policy, latency=0.05, stable_ids=True) as srv:
+        assert run_cli(srv, tmp_path / "one.jsonl", "--concurrency", "1") == 0
+        assert run_cli(srv, tmp_path / "pool.jsonl", "--workers", "2", "--concurrency", "4") == 0
+    assert record_lines(tmp_path / "one.jsonl") == record_lines(tmp_path / "pool.jsonl")
 
 
 def test_rps_limit_holds_across_threads(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -177,7 +178,7 @@ def test_llm_only_runs_default_to_16_threads_and_options_reach_the_agent(monkeyp
 
     assert _concurrency(parse("--agent", "llm"), ["llm"]) == 16
     assert _concurrency(parse("--agent", "llm", "--agent", "rules"), ["llm", "rules"]) == 1
-    assert _concurrency(parse("--agent", "llm", "--workers", "2"), ["llm"]) == 1
+    assert _concurrency(parse("--agent", "llm", "--workers", "2"), ["llm"]) == 16  # per worker
     assert _concurrency(parse("--agent", "llm", "--concurrency", "3"), ["llm"]) == 3
     args = parse("--agent", "llm", "--llm-timeout", "7.5", "--llm-max-retries", "1", "--llm-rps", "4",
                  "--workers", "2")
