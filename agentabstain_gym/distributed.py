@@ -4,7 +4,8 @@ Each actor holds warm envs and agents (a :class:`~agentabstain_gym.runner.Worker
 ``concurrency`` > 1) and runs chunks of episodes; the driver (the ``eval`` process) writes every record to the run
 file, so resuming works exactly as with local workers, and records are the same (seeds come from the plan). Ray core
 only: ``ray[rllib]`` pins an older Gymnasium. Actors are owned by the driver, so Ray removes them when the driver
-exits, however it exits; a chunk whose actor dies is re-run one episode at a time, and an episode that kills
+exits; a one-machine cluster started here is also registered with the sandbox reaper, so even a SIGKILLed driver
+leaves none of Ray's processes behind. A chunk whose actor dies is re-run one episode at a time, and an episode that kills
 :data:`~agentabstain_gym.pool.MAX_ATTEMPTS` actors is recorded as an env error.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from agentabstain_gym.pool import MAX_ATTEMPTS
@@ -68,19 +71,62 @@ def run_on_ray(episodes: list[Episode], *, env_kwargs: dict[str, dict[str, Any]]
                  configure_logging=False)
         started = True
     actors: list[Any] = []
+    reaped: list[tuple[str, ...]] = []
     try:
+        if started:
+            reaped += _reap_with_us(reaped)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         count = max(1, min(workers if workers > 1 else cpus, len(episodes)))
         actor_class = ray.remote(num_cpus=0.5 if concurrency > 1 else 1)(EpisodeRunner)
         actors = [actor_class.remote(env_kwargs, concurrency) for _ in range(count)]
         size = max(concurrency, min(64, math.ceil(len(episodes) / (4 * count))))
-        yield from _dispatch(ray, actor_class, actors, episodes, size, env_kwargs, concurrency)
+        for number, batch in enumerate(_dispatch(ray, actor_class, actors, episodes, size, env_kwargs, concurrency)):
+            if started and number == 0:  # Ray starts some of its helpers late
+                reaped += _reap_with_us(reaped)
+            yield batch
     finally:
         for actor in actors:
             with contextlib.suppress(Exception):
                 ray.kill(actor)
         if started:
             ray.shutdown()
+            _forget(reaped)
+
+
+def _reap_with_us(known: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Register the processes of the one-machine cluster we started (all our descendants) with the reaper, which
+    kills them when we die, however we die: Ray's own agents outlive a SIGKILLed driver otherwise."""
+    from agentabstain_gym.envs.terminal.sandbox import reaper
+
+    client = reaper.client()
+    ours = client.pid
+    added = []
+    for pid in sorted(_descendants(os.getpid()) - {ours}):
+        entry = reaper.pid_entry(pid)
+        if entry not in known:
+            added.append(client.add(*entry))
+    return added
+
+
+def _forget(entries: list[tuple[str, ...]]) -> None:
+    from agentabstain_gym.envs.terminal.sandbox import reaper
+
+    for entry in entries:
+        reaper.client().remove(*entry)
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):
+                for child in map(int, (task / "children").read_text().split()):
+                    if child not in found:
+                        found.add(child)
+                        frontier.append(child)
+    return found
 
 
 def _dispatch(ray: Any, actor_class: Any, actors: list[Any], episodes: list[Episode], size: int,
@@ -91,22 +137,28 @@ def _dispatch(ray: Any, actor_class: Any, actors: list[Any], episodes: list[Epis
     attempts = [0] * len(episodes)
     in_flight: dict[Any, tuple[int, list[int]]] = {}  # object ref -> (actor slot, chunk)
     load = [0] * len(actors)
+    alone = [False] * len(actors)  # running a retried episode, with nothing queued behind it
     while queue or in_flight:
         for slot in range(len(actors)):
-            while load[slot] < 2 and queue:
+            while load[slot] < 2 and queue and not alone[slot]:
+                retried = attempts[queue[0][0]] > 0
+                if retried and load[slot]:
+                    break  # a retried episode runs by itself, so a second death names it for certain
                 chunk = queue.popleft()
                 ref = actors[slot].run_chunk.remote([episodes[i] for i in chunk])
                 in_flight[ref] = (slot, chunk)
                 load[slot] += 1
+                alone[slot] = retried
         ready, _ = ray.wait(list(in_flight), num_returns=1)
         for ref in ready:
             slot, chunk = in_flight.pop(ref)
             load[slot] -= 1
+            alone[slot] = False
             try:
                 yield ray.get(ref)
             except ray.exceptions.RayError as exc:  # the actor died (or its call failed): retry, then record
                 failed: list[Record] = []
-                for index in chunk:
+                for index in chunk:  # every episode of a failed call counts an attempt: any of them may be to blame
                     attempts[index] += 1
                     if attempts[index] >= MAX_ATTEMPTS:
                         failed.append(Worker(env_kwargs).failure(

@@ -14,7 +14,7 @@ apt-get install -y -qq --no-install-recommends bubblewrap docker.io mmdebstrap t
 
 # torch first, pinned: the CPU wheel on local disk (an unpinned torch pulls a multi-GB CUDA build)
 python -m pip install --quiet torch==2.13.0
-python -m pip install --quiet -e ".[test,rl,docker,llm,plot]"
+python -m pip install --quiet -e ".[test,rl,docker,llm,plot,ray]"
 
 if ! docker info >/dev/null 2>&1; then
   (dockerd >/tmp/dockerd.log 2>&1 &)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import require_backend
+from proctree import alive, assert_gone, descendants
 
 from agentabstain_gym import pool, runner
 from agentabstain_gym.runfile import RunFileError
@@ -130,36 +131,6 @@ def test_the_lock_is_taken_before_planning(tmp_path: Path, monkeypatch: pytest.M
 
 
 # ----- the real command, killed ------------------------------------------------------------------------------------
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid`` (workers, their sandboxes and reapers)."""
-    found: set[int] = set()
-    frontier = [pid]
-    while frontier:
-        parent = frontier.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                children = (task / "children").read_text().split()
-            except OSError:
-                continue
-            for child in map(int, children):
-                if child not in found:
-                    found.add(child)
-                    frontier.append(child)
-    return found
-
-
-def alive(pids: set[int]) -> set[int]:
-    living = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            living.add(pid)
-    return living
-
-
 def start_eval(out: Path, *argv: str) -> subprocess.Popen[str]:
     cmd = [sys.executable, "-m", "agentabstain_gym.cli", "eval", *argv, "--workers", "2", "--out", str(out), "--quiet"]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -175,13 +146,6 @@ def wait_for_records(proc: subprocess.Popen[str], out: Path, count: int, workers
             return tree
         time.sleep(0.05)
     raise AssertionError("the run did not get going")
-
-
-def assert_gone(pids: set[int], within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while alive(pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive(pids), f"left behind: {sorted(alive(pids))}"
 
 
 def test_sigkill_of_eval_leaves_no_worker(tmp_path: Path) -> None:
@@ -213,13 +177,20 @@ def test_ctrl_c_says_what_is_recorded_exits_130_and_resumes(tmp_path: Path) -> N
     assert len(keys) == 300 == len(set(keys))
 
 
+def comm(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
 def test_sigkill_of_a_terminal_eval_leaves_no_sandbox(tmp_path: Path) -> None:
     require_backend("bwrap")
     out = tmp_path / "runs.jsonl"
     proc = start_eval(out, "AbstainTerminal-v0", "--agent", "heuristic", "--agent", "rules", "--split", "train")
     tree = wait_for_records(proc, out, 3)
     deadline = time.monotonic() + 60  # until both workers hold a sandbox
-    while sum(Path(f"/proc/{p}/comm").read_text().strip() == "bwrap" for p in alive(tree)) < 2:
+    while sum(comm(p) == "bwrap" for p in alive(tree)) < 2:
         assert time.monotonic() < deadline, "no sandboxes seen"
         time.sleep(0.05)
         tree |= descendants(proc.pid)

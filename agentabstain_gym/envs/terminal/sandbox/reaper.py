@@ -79,6 +79,14 @@ class ReaperClient:
     def remove(self, *entry: str) -> None:
         self._send("del", entry)
 
+    @property
+    def pid(self) -> int:
+        """The reaper's own pid (starting it if need be), so a caller registering its descendants can leave it out."""
+        with self._lock:
+            self._ensure()
+            assert self._proc is not None
+            return self._proc.pid
+
     def forget_after_fork(self) -> None:
         """In a forked child: drop the parent's reaper (its pipe must close when the parent dies, not later)."""
         if self._proc is not None and self._proc.stdin is not None:
