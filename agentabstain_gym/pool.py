@@ -26,7 +26,6 @@ import math
 import multiprocessing
 import os
 import signal
-import statistics
 import sys
 import threading
 import time
@@ -41,7 +40,7 @@ from typing import Any
 from agentabstain_gym.runner import Episode, ThreadWorkers, Worker
 
 #: In-process work (seconds) before deciding whether workers pay off.
-CALIBRATION_SECONDS = 0.02
+CALIBRATION_SECONDS = 0.005
 #: Target work per chunk (seconds): small enough to balance, large enough that messages cost little.
 CHUNK_SECONDS = 0.05
 #: What starting one worker costs beyond building its envs: a fork, or a spawned interpreter importing the package.
@@ -68,12 +67,48 @@ def worth_starting(remaining_seconds: float, startup_seconds: float, workers: in
     return workers > 1 and startup_seconds < 0.5 * remaining_seconds * (1 - 1 / workers)
 
 
-def chunk_size(seconds_per_episode: float | None, remaining: int, workers: int, concurrency: int) -> int:
-    """Episodes per chunk: about :data:`CHUNK_SECONDS` of work, at least four chunks per worker, and at least one
-    episode per thread when a worker runs ``concurrency`` threads."""
-    per_time = math.inf if not seconds_per_episode else CHUNK_SECONDS / seconds_per_episode
-    size = min(per_time, math.ceil(remaining / (4 * workers)))
-    return max(1, concurrency, int(size))
+class Feeder:
+    """Hands out chunks of episode indices: about :data:`CHUNK_SECONDS` of work each by the latest estimate of an
+    episode's cost, never more than a ``2 * workers``-th of what is left (so the workers finish together), never
+    fewer than ``floor`` (one per thread). Requeued chunks go first."""
+
+    def __init__(self, episodes: list[Episode], workers: int, floor: int, seconds: dict[str, float]) -> None:
+        self.episodes = episodes
+        self.workers = workers
+        self.floor = floor
+        self.seconds = dict(seconds)  # env id -> seconds per episode
+        self.next = 0
+        self.requeued: deque[list[int]] = deque()
+
+    def __bool__(self) -> bool:
+        return bool(self.requeued) or self.next < len(self.episodes)
+
+    def __len__(self) -> int:
+        """Chunks that can still be handed out at least (for deciding how many workers to start)."""
+        return len(self.requeued) + math.ceil((len(self.episodes) - self.next) / max(1, self.floor))
+
+    def take(self) -> list[int]:
+        if self.requeued:
+            return self.requeued.popleft()
+        left = len(self.episodes) - self.next
+        cost = self.seconds.get(self.episodes[self.next].env_id)
+        by_time = CHUNK_SECONDS / cost if cost else 4 * self.floor
+        step = max(1, self.floor, min(int(by_time), math.ceil(left / (2 * self.workers))))
+        chunk = list(range(self.next, min(len(self.episodes), self.next + step)))
+        self.next += len(chunk)
+        return chunk
+
+    def peek(self) -> list[int] | None:
+        """The next requeued chunk, if the next chunk is one."""
+        return self.requeued[0] if self.requeued else None
+
+    def requeue(self, chunks: list[list[int]]) -> None:
+        self.requeued.extendleft(reversed(chunks))
+
+    def observe(self, env_id: str, seconds: float) -> None:
+        """An episode of ``env_id`` took ``seconds`` here: move the estimate a fifth of the way."""
+        old = self.seconds.get(env_id)
+        self.seconds[env_id] = seconds if old is None else 0.8 * old + 0.2 * seconds
 
 
 # ----- the worker process -------------------------------------------------------------------------------------------
@@ -154,6 +189,7 @@ class _Handle:
     conn: Connection
     chunks: deque[list[int]] = field(default_factory=deque)  # in flight, in the order the worker runs them
     finished: set[int] = field(default_factory=set)
+    alone: bool = False  # running a retried episode with nothing else, so a second death names it for certain
 
 
 class WorkerPool:
@@ -189,24 +225,33 @@ class WorkerPool:
         self.handles.append(handle)
         return handle
 
-    def run(self, episodes: list[Episode], size: int, fallback: Worker) -> Iterator[list[Record]]:
-        """Run ``episodes`` in chunks of ``size``; ``fallback`` (the parent's own worker) writes the record of an
-        episode that killed :data:`MAX_ATTEMPTS` workers."""
-        queue: deque[list[int]] = deque(list(range(i, min(i + size, len(episodes))))
-                                        for i in range(0, len(episodes), size))
+    def run(self, episodes: list[Episode], seconds: dict[str, float], fallback: Worker, own: Worker | None = None
+            ) -> Iterator[list[Record]]:
+        """Run ``episodes`` in chunks sized by ``seconds`` (per env id; see :class:`Feeder`); ``fallback`` writes the record of an episode that killed
+        :data:`MAX_ATTEMPTS` workers. With ``own``, this process is one of the workers: between looks at the
+        others' pipes it runs chunks itself (about :data:`SEND_SECONDS` at a time), so only ``workers - 1`` are
+        forked and no core waits on a process that only forwards records."""
+        queue = Feeder(episodes, self.size, self.concurrency, seconds)
         attempts = [0] * len(episodes)
         remaining = len(episodes)
-        while len(self.handles) < min(self.size, len(queue)):
+        while len(self.handles) < min(self.size - (own is not None), len(queue)):
             self._start()
+        mine: deque[int] = deque()
         try:
             while remaining:
                 for handle in self.handles:
-                    while len(handle.chunks) < 2 and queue:
-                        chunk = queue.popleft()
+                    while len(handle.chunks) < 2 and queue and not handle.alone:
+                        retried = self._retried(queue, attempts)
+                        if retried and handle.chunks:
+                            break
+                        chunk = queue.take()
                         handle.conn.send([(i, episodes[i]) for i in chunk])
                         handle.chunks.append(chunk)
+                        handle.alone = retried
+                if own is not None and not mine and queue and not self._retried(queue, attempts):
+                    mine.extend(queue.take())  # never an episode that killed a worker: it could kill the run
                 waitables: list[Any] = [h.conn for h in self.handles] + [h.process.sentinel for h in self.handles]
-                ready = set(wait(waitables))
+                ready = set(wait(waitables, timeout=0 if mine else None)) if waitables else set()
                 batch: list[Record] = []
                 for handle in list(self.handles):
                     dead = False
@@ -221,18 +266,33 @@ class WorkerPool:
                             dead = True
                     if dead or handle.process.sentinel in ready and not handle.process.is_alive():
                         remaining -= self._replace(handle, episodes, attempts, queue, batch, fallback)
+                if own is not None:
+                    deadline = time.monotonic() + SEND_SECONDS
+                    while mine and time.monotonic() < deadline:
+                        episode = episodes[mine.popleft()]
+                        own.prepare(episode)
+                        started = time.perf_counter()
+                        batch.append(own.run(episode))
+                        queue.observe(episode.env_id, time.perf_counter() - started)
+                        remaining -= 1
                 if batch:
                     yield batch
         finally:
             self.close()
 
     @staticmethod
+    def _retried(queue: Feeder, attempts: list[int]) -> bool:
+        nxt = queue.peek()
+        return nxt is not None and any(attempts[i] for i in nxt)
+
+    @staticmethod
     def _finish(handle: _Handle, index: int) -> None:
         handle.finished.add(index)
         while handle.chunks and all(i in handle.finished for i in handle.chunks[0]):
             handle.finished.difference_update(handle.chunks.popleft())
+        handle.alone = handle.alone and bool(handle.chunks)
 
-    def _replace(self, handle: _Handle, episodes: list[Episode], attempts: list[int], queue: deque[list[int]],
+    def _replace(self, handle: _Handle, episodes: list[Episode], attempts: list[int], queue: Feeder,
                  batch: list[Record], fallback: Worker) -> int:
         """A worker died: requeue its unfinished episodes (the ones it was running count an attempt; past
         :data:`MAX_ATTEMPTS` they are recorded as env errors) and start a replacement. Returns records added."""
@@ -259,9 +319,7 @@ class WorkerPool:
                 added += 1
             else:
                 retry.append([index])
-        if waiting:
-            queue.appendleft(waiting)
-        queue.extendleft(reversed(retry))
+        queue.requeue(retry + ([waiting] if waiting else []))
         if queue:
             self._start()
         return added
@@ -314,7 +372,7 @@ def run_pooled(episodes: list[Episode], workers: int, env_kwargs: dict[str, dict
     local = Worker(env_kwargs)
     pool: WorkerPool | None = None
     try:
-        mean: float | None = None
+        seconds: dict[str, float] = {}
         todo = episodes
         if concurrency == 1:  # a threaded (I/O-bound) run always uses the pool: its episodes are long
             todo, per_episode = yield from _calibrate(episodes, local, workers)
@@ -324,10 +382,10 @@ def run_pooled(episodes: list[Episode], workers: int, env_kwargs: dict[str, dict
                 for episode in todo:
                     yield [local.run(episode)]
                 return
-            mean = statistics.median(per_episode.values())
-        local.close()  # a terminal sandbox of ours must not be shared with forked children
+            seconds = per_episode
+        local.close(keep_agents=True)  # a terminal sandbox of ours must not be shared with forked children
         pool = WorkerPool(workers, env_kwargs, concurrency)
-        yield from pool.run(todo, chunk_size(mean, len(todo), workers, concurrency), fallback=local)
+        yield from pool.run(todo, seconds, fallback=local, own=local if concurrency == 1 else None)
     except KeyboardInterrupt:
         if pool is not None:
             pool.interrupt()

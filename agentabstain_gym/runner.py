@@ -272,8 +272,11 @@ class Worker:
         record["agent_spec"] = episode.agent
         return record
 
-    def close(self) -> None:
-        envs, self.envs, self.agents = list(self.envs.values()), {}, {}
+    def close(self, keep_agents: bool = False) -> None:
+        """Close every env (and forget the agents, unless ``keep_agents``: they hold no sandbox, and stay warm)."""
+        envs, self.envs = list(self.envs.values()), {}
+        if not keep_agents:
+            self.agents = {}
         for env in envs:
             with contextlib.suppress(Exception):
                 env.close()

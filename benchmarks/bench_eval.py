@@ -1,8 +1,10 @@
-"""Episodes per second of `abstain-gym eval`: the heuristic agent per family with 1 and 2 workers, and the LLM agent
-on AbstainQA-v0 at several ``--concurrency`` levels against a local server with a fixed latency per request.
+"""Episodes per second of `abstain-gym eval`: the baselines per family with 1 and 2 workers at 200 and 1,000
+episodes, a local Ray cluster against the local pool on the same work, and the LLM agent on AbstainQA-v0 at several
+``--concurrency`` levels against a local server with a fixed latency per request.
 
-Run: ``python benchmarks/bench_eval.py [--section heuristic|llm|all] [--episodes N] [--latency S]``. The 2-worker
-figure includes starting the worker processes (spawn), as a user's run does.
+Run: ``python benchmarks/bench_eval.py [--section workers|ray|llm|all] [--sizes 200,1000] [--latency S]``. The
+2-worker figure includes everything a user's run pays: the in-process start that decides whether workers pay off,
+and forking them.
 
 The LLM section needs no model: a chat-completions server on 127.0.0.1 answers every request after ``--latency``
 seconds (200 ms by default) with a scripted reply that depends only on the conversation (search on the first turn,
@@ -17,13 +19,14 @@ import hashlib
 import json
 import multiprocessing
 import os
+import statistics
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agentabstain_gym.agents import env_family
-from agentabstain_gym.runner import EvalConfig, evaluate, suite_env_ids
+from agentabstain_gym.runner import Episode, EvalConfig, evaluate, iter_run, plan, suite_env_ids
 
 LLM_ENV = "AbstainQA-v0"
 CONCURRENCY = (1, 8, 32, 64)
@@ -104,17 +107,65 @@ def _serve(latency: float, ports: Any, stop: Any) -> None:
 
 
 # ----- sections ---------------------------------------------------------------------------------------------------
-def bench_heuristic(episodes: int) -> None:
-    print(f"{'env':24s} {'family':8s} {'1 worker ep/s':>14s} {'2 workers ep/s':>15s} {'speedup':>8s}")
-    for env_id in suite_env_ids("all"):
-        config = EvalConfig(env_ids=[env_id], agents=["heuristic"], split=None, episodes=episodes)
-        evaluate(EvalConfig(env_ids=[env_id], agents=["heuristic"], split=None, episodes=2))  # warm caches
-        rates = []
-        for workers in (1, 2):
-            t0 = time.perf_counter()
-            n = len(evaluate(config, workers=workers))
-            rates.append(n / (time.perf_counter() - t0))
-        print(f"{env_id:24s} {env_family(env_id):8s} {rates[0]:14.1f} {rates[1]:15.1f} {rates[1] / rates[0]:8.2f}")
+BASELINES = ("heuristic", "rules", "random", "always-abstain", "never-abstain")
+
+
+def _episodes(env_id: str, count: int) -> list[Episode]:
+    """``count`` distinct episodes of ``env_id``: every task with the baselines in turn, over seeds 0, 1, ... (a
+    family with fewer tasks than ``count`` still gets ``count`` episodes)."""
+    found: list[Episode] = []
+    seed = 0
+    while len(found) < count:
+        for agent in BASELINES:
+            found += plan(EvalConfig(env_ids=[env_id], agents=[agent], split=None, seed=seed))
+        seed += 1
+    return found[:count]
+
+
+def _rate(episodes: list[Episode], **options: Any) -> float:
+    t0 = time.perf_counter()
+    n = sum(1 for _ in iter_run(episodes, **options))
+    return n / (time.perf_counter() - t0)
+
+
+def bench_workers(sizes: list[int], repeats: int, families: list[str]) -> None:
+    """Episodes/s with 1 and 2 workers (the 2-worker figure includes starting them, and the in-process start
+    that decides whether they pay), median of ``repeats`` alternating runs; the terminal family once."""
+    print(f"{'env':20s} {'episodes':>8s} {'1 worker ep/s':>14s} {'2 workers ep/s':>15s} {'speedup':>8s}")
+    for env_id in families:
+        iter_run(_episodes(env_id, 4)[:4])  # warm the family's data, as a second run of a session would be
+        for size in sizes:
+            episodes = _episodes(env_id, size)
+            rates: dict[int, list[float]] = {1: [], 2: []}
+            for _ in range(1 if env_family(env_id) == "terminal" else repeats):
+                for workers in (1, 2):
+                    rates[workers].append(_rate(episodes, workers=workers))
+            one, two = statistics.median(rates[1]), statistics.median(rates[2])
+            print(f"{env_id:20s} {size:8d} {one:14.1f} {two:15.1f} {two / one:8.2f}", flush=True)
+
+
+def bench_ray(size: int) -> None:
+    """The same work on a local pool of 2 workers and on a one-machine Ray cluster of 2 CPUs (started beforehand,
+    as a cluster is; its start is shown apart)."""
+    try:
+        import ray
+    except ImportError:
+        print("ray: not installed (pip install 'agentabstain-gym[ray]'); section skipped")
+        return
+    episodes = [e for env_id in ("AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0")
+                for e in _episodes(env_id, size)]
+    pool_rate = _rate(episodes, workers=2)
+    t0 = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    started = time.perf_counter() - t0
+    try:
+        first = _rate(episodes, backend="ray")
+        warm = _rate(episodes, backend="ray")
+    finally:
+        ray.shutdown()
+    print(f"{len(episodes)} episodes (QA, web, tools; {size} each): local pool of 2 {pool_rate:.0f} ep/s; Ray "
+          f"(2 CPUs, cluster start {started:.1f} s apart) first run {first:.0f} ep/s ({first / pool_rate:.2f}x), "
+          f"second run {warm:.0f} ep/s ({warm / pool_rate:.2f}x)")
 
 
 def _lines(records: list[dict[str, Any]]) -> dict[str, str]:
@@ -162,15 +213,20 @@ def bench_llm(latency: float, sequential_episodes: int, concurrent_episodes: int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--section", choices=("heuristic", "llm", "all"), default="all")
-    parser.add_argument("--episodes", type=int, default=200, help="heuristic section: episodes per env")
+    parser.add_argument("--section", choices=("workers", "llm", "ray", "all"), default="all")
+    parser.add_argument("--sizes", default="200,1000", help="workers section: episodes per env, comma-separated")
+    parser.add_argument("--repeats", type=int, default=3, help="workers section: runs per figure (median)")
+    parser.add_argument("--family", default="all", help="workers section: one family (web, terminal, qa, tools)")
     parser.add_argument("--latency", type=float, default=0.2, help="LLM section: seconds per request")
     parser.add_argument("--llm-episodes", type=int, default=48, help="LLM section: episodes at concurrency 1")
     parser.add_argument("--llm-concurrent-episodes", type=int, default=256,
                         help="LLM section: episodes at concurrency > 1")
     args = parser.parse_args()
-    if args.section in ("heuristic", "all"):
-        bench_heuristic(args.episodes)
+    if args.section in ("workers", "all"):
+        families = [e for e in suite_env_ids("all") if args.family in ("all", env_family(e))]
+        bench_workers([int(n) for n in args.sizes.split(",")], args.repeats, families)
+    if args.section in ("ray", "all"):
+        bench_ray(1000)
     if args.section in ("llm", "all") and not bench_llm(args.latency, args.llm_episodes,
                                                          args.llm_concurrent_episodes):
         raise SystemExit("records differ between concurrency levels")
