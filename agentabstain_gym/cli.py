@@ -123,7 +123,7 @@ def _check_plots(directory: str, *, force: bool) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageError("--plots needs matplotlib: pip install 'agentabstain-gym[plot]'") from None
+        raise UsageError("--plots needs matplotlib: pip install matplotlib (the [plot] extra)") from None
     target = Path(directory)
     if target.exists() and not target.is_dir():
         raise UsageError(f"--plots {directory} is not a directory")
@@ -576,7 +576,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         import stable_baselines3  # noqa: F401
     except ImportError:
-        raise UsageError("train needs the rl extra: pip install torch==2.13.0 'agentabstain-gym[rl,plot]'") from None
+        raise UsageError("train needs the rl extra: pip install torch==2.13.0 stable-baselines3 sb3-contrib (the [rl] extra)") from None
     import agentabstain_gym
     from agentabstain_gym.rl.train import config_from_args, existing_outputs, run, stop_id
 
@@ -631,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="episodes run at once per process, on threads (default 16 when every agent is llm, "
                         "else 1; with --workers, per worker; results do not depend on it)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local processes (default), or Ray tasks on a Ray cluster (pip install 'agentabstain-gym[ray]')")
+                   help="local processes (default), or Ray tasks on a Ray cluster (pip install ray: the [ray] extra)")
     p.add_argument("--address", default=None,
                    help="with --backend ray: the cluster (auto, ray://HOST:10001); default: a local one-machine cluster")
     add_llm_arguments(p)  # --base-url --model --api-key --llm-text --playbook

@@ -25,8 +25,8 @@ from agentabstain_gym.pool import MAX_ATTEMPTS
 from agentabstain_gym.runner import Episode, ThreadWorkers, Worker
 
 Record = dict[str, Any]
-RAY_MISSING = ("--backend ray needs Ray core: pip install 'agentabstain-gym[ray]' "
-               "(not ray[rllib], which pins an older gymnasium)")
+RAY_MISSING = ("--backend ray needs Ray core: pip install ray (the [ray] extra; not ray[rllib], which pins an "
+               "older gymnasium)")
 
 
 def check_ray() -> None:
@@ -77,7 +77,10 @@ def run_on_ray(episodes: list[Episode], *, env_kwargs: dict[str, dict[str, Any]]
             reaped += _reap_with_us(reaped)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         count = max(1, min(workers if workers > 1 else cpus, len(episodes)))
-        actor_class = ray.remote(num_cpus=0.5 if concurrency > 1 else 1)(EpisodeRunner)
+        # the LLM options travel as ABSTAIN_GYM_* variables; workers on other nodes do not share our environment
+        settings = {k: v for k, v in sorted(os.environ.items()) if k.startswith("ABSTAIN_GYM_")}
+        actor_class = ray.remote(num_cpus=0.5 if concurrency > 1 else 1,
+                                 runtime_env={"env_vars": settings} if settings else None)(EpisodeRunner)
         actors = [actor_class.remote(env_kwargs, concurrency) for _ in range(count)]
         size = max(concurrency, min(64, math.ceil(len(episodes) / (4 * count))))
         for number, batch in enumerate(_dispatch(ray, actor_class, actors, episodes, size, env_kwargs, concurrency)):

@@ -16,7 +16,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise RuntimeError("plots need matplotlib: pip install 'agentabstain-gym[plot]'") from None
+        raise RuntimeError("plots need matplotlib: pip install matplotlib (the [plot] extra)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -4,7 +4,7 @@ The family's heuristic solver (abstention switched off) proposes every action; P
 instead, from features an agent can see (``AbstainQA-Stop-v0``). Training uses the train split, the learning curve
 the validation split, and the table the test split, for each seed::
 
-    pip install torch==2.13.0 "agentabstain-gym[rl,plot]"
+    pip install torch==2.13.0 && pip install -e ".[rl,plot]"   # from a clone of the repository
     python examples/train_stopping_policy.py --env AbstainQA-v0 --seeds 0 1 2 --timesteps 30000
 
 It prints the table (AbsRec@1, AbsRec@5, SPL, over-abstention, paired accuracy, success rate) against

@@ -161,5 +161,5 @@ def require_openai() -> None:
     try:
         import openai  # noqa: F401
     except ImportError:
-        skip_or_fail("the openai client is not installed (pip install 'agentabstain-gym[llm]')",
+        skip_or_fail("the openai client is not installed (pip install openai)",
                      allow_module_level=True)

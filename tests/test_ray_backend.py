@@ -23,7 +23,7 @@ from agentabstain_gym.runner import EvalConfig, evaluate, plan
 try:
     import ray
 except ImportError:  # pragma: no cover - CI installs the extra
-    skip_or_fail("ray is not installed (pip install 'agentabstain-gym[ray]')", allow_module_level=True)
+    skip_or_fail("ray is not installed (pip install ray)", allow_module_level=True)
 
 ENVS = ["AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0"]
 
@@ -104,7 +104,7 @@ def test_backend_ray_without_ray_is_one_line(monkeypatch: pytest.MonkeyPatch,
     assert main(["eval", "AbstainQA-v0", "--agent", "heuristic", "--episodes", "2", "--backend", "ray",
                  "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "pip install 'agentabstain-gym[ray]'" in err[0]
+    assert len(err) == 1 and "pip install ray (the [ray] extra" in err[0]
 
 
 SLOW = '''
@@ -146,3 +146,24 @@ def test_killing_a_ray_eval_leaves_no_ray_process(tmp_path: Path, how: str) -> N
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130 and err.strip().splitlines()[-1].startswith("interrupted: "), err
     assert_gone(tree, within=15)
+
+
+def test_llm_settings_reach_the_actors(cluster: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The LLM options travel as ABSTAIN_GYM_* variables, which Ray workers (started with the cluster, before
+    they were set) get from the actors' runtime environment."""
+    from llm_server import ScriptedLLMServer, require_openai, tool
+
+    require_openai()
+
+    def policy(body: dict[str, Any]) -> dict[str, Any]:
+        turns = sum(m.get("role") == "assistant" for m in body["messages"])
+        return tool("search", query="x") if turns == 0 else tool("abstain", reason="not found")
+
+    with ScriptedLLMServer([], default=policy, stable_ids=True) as srv:
+        for var, value in (("BASE_URL", srv.base_url), ("MODEL", "scripted-model"), ("API_KEY", "k")):
+            monkeypatch.setenv(f"ABSTAIN_GYM_LLM_{var}", value)
+        config = EvalConfig(env_ids=["AbstainQA-v0"], agents=["llm"], split=None, episodes=6, concurrency=2)
+        on_ray = evaluate(config, backend="ray", workers=2)
+        local = evaluate(config)
+    assert lines(on_ray) == lines(local)
+    assert all(r["extras"]["transcript"]["usage"]["requests"] == 2 and "error" not in r["extras"] for r in on_ray)

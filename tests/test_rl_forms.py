@@ -39,7 +39,7 @@ def require_sb3() -> None:
     missing = [m for m in ("torch", "stable_baselines3", "sb3_contrib") if importlib.util.find_spec(m) is None]
     if not missing:
         return
-    skip_or_fail(f"{', '.join(missing)} not installed (pip install torch==2.13.0 'agentabstain-gym[rl]')")
+    skip_or_fail(f"{', '.join(missing)} not installed (pip install torch==2.13.0 stable-baselines3 sb3-contrib)")
 
 
 # ----- a tiny shop with a finite action set, so the Discrete form is tested whatever families exist ---------------

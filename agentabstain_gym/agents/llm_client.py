@@ -34,7 +34,7 @@ def _openai() -> Any:
     try:
         import openai
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError("the LLM agent needs the openai client: pip install 'agentabstain-gym[llm]'") from exc
+        raise ImportError("the LLM agent needs the openai client: pip install openai (the [llm] extra)") from exc
     return openai
 
 

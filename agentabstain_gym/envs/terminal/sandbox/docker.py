@@ -50,7 +50,7 @@ def _docker() -> Any:
     try:
         import docker  # noqa: PLC0415 - optional dependency
     except ImportError as exc:
-        raise SandboxError("the docker backend needs the docker SDK: pip install 'agentabstain-gym[docker]'") from exc
+        raise SandboxError("the docker backend needs the docker SDK: pip install docker (the [docker] extra)") from exc
     return docker
 
 
