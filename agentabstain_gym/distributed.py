@@ -41,7 +41,6 @@ class EpisodeRunner:
     """The body of a Ray actor: warm envs and agents reused across the chunks it is given."""
 
     def __init__(self, env_kwargs: dict[str, dict[str, Any]], concurrency: int) -> None:
-        self.concurrency = concurrency
         self.worker: Worker | ThreadWorkers = ThreadWorkers(env_kwargs) if concurrency > 1 else Worker(env_kwargs)
         self.threads = ThreadPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
 
@@ -49,10 +48,6 @@ class EpisodeRunner:
         if self.threads is None:
             return [self.worker.run(e) for e in episodes]
         return list(self.threads.map(self.worker.run, episodes))
-
-    def close(self) -> bool:
-        self.worker.close()
-        return True
 
 
 def run_on_ray(episodes: list[Episode], *, env_kwargs: dict[str, dict[str, Any]], workers: int = 1,
