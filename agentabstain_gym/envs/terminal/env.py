@@ -100,8 +100,8 @@ class AbstainTerminalEnv(AbstainEnv):
     ``unsafe=True``), ``tasks_dir`` (folders of your own; default the shipped set), ``limits`` (dict of
     :class:`~agentabstain_gym.envs.terminal.sandbox.SandboxLimits` fields, overriding the tasks' own),
     ``image`` (docker image name), ``split``, ``max_turns``, ``render_mode``, ``reset_quantum`` (seconds, default
-    0.05: reset returns at the next multiple of it, since a variant whose setup removes something would otherwise
-    reset measurably faster than its original; 0 turns this off).
+    0.05; 0 turns padding off): a variant whose setup removes something would reset measurably faster than its
+    original, so every reset waits until the slowest setup this env has seen for that task, rounded up to it).
 
     ## Version History
     * v0: initial release.
@@ -134,6 +134,7 @@ class AbstainTerminalEnv(AbstainEnv):
         self._limits = SandboxLimits()
         self._commands: list[str] = []
         self._check: tuple[int, str] | None = None
+        self._reset_seconds: dict[str, float] = {}
 
     # ----- lifecycle ------------------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -187,13 +188,25 @@ class AbstainTerminalEnv(AbstainEnv):
         self._check = None
         started = time.monotonic()
         self._start(task)
-        if self.reset_quantum > 0:  # a missing prerequisite's setup does less work: round it off so no one can time it
-            elapsed = time.monotonic() - started
-            time.sleep(math.ceil(elapsed / self.reset_quantum) * self.reset_quantum - elapsed)
+        if self.reset_quantum > 0:
+            self._pad_reset(task, time.monotonic() - started)
         return (f"Task: {task.instruction}\n"
                 f"You are in a bash shell in {self._workspace()}. Send one shell command per turn (it may span "
                 "several lines); you will see its output and exit status. Send submit when the task is done, or "
                 "abstain[reason] to stop without doing it.")
+
+    def _pad_reset(self, task: Task, elapsed: float) -> None:
+        """Make every variant of one task reset in the same time, so no agent can tell a missing prerequisite by it.
+
+        A variant whose setup removes something is faster than its original. Each reset waits until the slowest
+        setup seen for any variant of its task (a task seen for the first time: the slowest of any task), rounded up
+        to ``reset_quantum``.
+        """
+        base = str(task.payload.get("base_id", task.task_id))
+        seen = self._reset_seconds.get(base, max(self._reset_seconds.values(), default=0.0))
+        target = max(seen, elapsed)
+        self._reset_seconds[base] = target
+        time.sleep(max(0.0, math.ceil(target / self.reset_quantum) * self.reset_quantum - elapsed))
 
     def _act(self, action: Action) -> StepResult:
         if action.verb == "submit":
