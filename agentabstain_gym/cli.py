@@ -596,7 +596,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agentabstain_gym import convolve, export
+    from agentabstain_gym import convolve, export, mcp_server
     from agentabstain_gym.agents.llm import add_llm_arguments
 
     parser = _Parser(prog="abstain-gym", description=__doc__)
@@ -686,6 +686,10 @@ def build_parser() -> argparse.ArgumentParser:
     _retype(p, {"seed": nonnegative_int, "train": nonnegative_int, "val": nonnegative_int,
                 "heldout": nonnegative_int, "rounds": positive_int, "max_bullets": positive_int})
     p.set_defaults(func=convolve.run_cli)
+
+    p = sub.add_parser("mcp", help="serve one env's episodes as MCP tools to an agent harness (stdio or http)")
+    mcp_server.add_arguments(p)
+    p.set_defaults(func=mcp_server.run)
 
     p = sub.add_parser("export", help="episode records as chat-format JSONL for fine-tuning")
     export.add_arguments(p)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gymnasium as gym
+from gymnasium.envs.registration import WrapperSpec
 
 from agentabstain_gym.envs.tools.catalog import sandbox_names as tool_sandbox_names
 
@@ -28,8 +29,21 @@ ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if not _ENVS[e][0].startswith(
 SB3_ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if e not in ENV_IDS)
 
 
+#: Applied by ``gym.make`` outside its ``TimeLimit``, so ``max_episode_steps=k`` below ``max_turns`` keeps the episode
+#: record (see :mod:`agentabstain_gym.wrappers.time_limit`). Gymnasium 1.x's unwrapped spec never holds the limit.
+KEEP_RECORD = WrapperSpec(name="KeepRecordOnTimeLimit",
+                          entry_point="agentabstain_gym.wrappers.time_limit:KeepRecordOnTimeLimit", kwargs={})
+
+
 def register_envs() -> None:
-    """Register every id once (importing the package calls this)."""
+    """Register every id once (importing the package calls this).
+
+    No id registers a ``vector_entry_point`` or default ``vector_kwargs``: Gymnasium 1.4's ``make_vec`` refuses a
+    vector entry point together with ``additional_wrappers`` (and then also refuses ``wrappers=``), and registered
+    ``vector_kwargs`` override the caller's and reach ``SyncVectorEnv``, which has no ``shared_memory``. So Text ids
+    need ``vector_kwargs={"shared_memory": False}`` in ``gym.make_vec(..., vectorization_mode="async")``;
+    :func:`agentabstain_gym.rl.vector.make_vector_env` sets it by itself.
+    """
     for env_id, (entry_point, kwargs) in _ENVS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs))
+            gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), additional_wrappers=(KEEP_RECORD,))

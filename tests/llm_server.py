@@ -3,7 +3,8 @@
 Real HTTP through the real ``openai`` client: each POST to ``/v1/chat/completions`` is answered by the next item of
 the script. Items: ``tool(name, **args)`` / ``tools(...)`` (tool calls), ``text("...")`` (plain content),
 ``status(429, retry_after=...)`` / ``status(500)`` (HTTP errors), ``slow(seconds, item)`` (delay, for timeouts),
-``garbage()`` (a 200 whose body is not JSON), or a callable taking the request JSON and returning an item.
+``garbage()`` (a 200 whose body is not JSON), ``body({...})`` (a recorded response body, sent as it is), or a
+callable taking the request JSON and returning an item.
 Every request body is kept in ``server.requests`` (and its arrival time in ``server.times``). For concurrent runs:
 ``latency`` delays every answer, ``stable_ids=True`` derives reply ids from the request (so records do not depend
 on the order requests arrive in) and ``models=[...]`` answers ``GET /v1/models`` (else it is a 404).
@@ -49,6 +50,11 @@ def slow(seconds: float, item: dict[str, Any]) -> dict[str, Any]:
 
 def garbage() -> dict[str, Any]:
     return {"garbage": True}
+
+
+def body(payload: dict[str, Any]) -> dict[str, Any]:
+    """A whole response body sent as it is (a recorded reply of a real server)."""
+    return {"body": payload}
 
 
 class ScriptedLLMServer:
@@ -118,8 +124,8 @@ class ScriptedLLMServer:
             handler.end_headers()
             handler.wfile.write(payload.encode())
             return
-        if item.get("garbage"):
-            data = b"<html>this is not json"
+        if item.get("garbage") or item.get("body") is not None:
+            data = json.dumps(item["body"]).encode() if item.get("body") is not None else b"<html>this is not json"
             handler.send_response(200)
             handler.send_header("content-type", "application/json")
             handler.send_header("content-length", str(len(data)))

@@ -54,10 +54,10 @@ def probe_actions(env: gym.Env) -> list:
 def rollout(env: gym.Env, seed: int, actions: list) -> list[tuple]:
     trajectory = []
     obs, info = env.reset(seed=seed)
-    trajectory.append((plain(obs), json.dumps(info, sort_keys=True)))
+    trajectory.append((plain(obs), json.dumps(info, sort_keys=True, default=dict)))
     for action in actions:
         obs, reward, terminated, truncated, info = env.step(action)
-        trajectory.append((plain(obs), reward, terminated, truncated, json.dumps(info, sort_keys=True)))
+        trajectory.append((plain(obs), reward, terminated, truncated, json.dumps(info, sort_keys=True, default=dict)))
         if terminated or truncated:
             break
     return trajectory
@@ -116,7 +116,7 @@ def test_pickled_env_continues_identically(env_id: str) -> None:
     for action in actions[1:]:
         a, b = env.step(action), clone.step(action)
         assert [plain(x) for x in a[:4]] == [plain(x) for x in b[:4]]
-        assert json.dumps(a[4], sort_keys=True) == json.dumps(b[4], sort_keys=True)
+        assert json.dumps(a[4], sort_keys=True, default=dict) == json.dumps(b[4], sort_keys=True, default=dict)
         if a[2] or a[3]:
             break
 

@@ -146,7 +146,7 @@ def env_tool_calls(info: dict[str, Any], rng: random.Random, limit: int = 150) -
 
 def strict_line(record: dict[str, Any]) -> bytes:
     """The record as the strict UTF-8 JSON line a reader expects (raises if it cannot be one)."""
-    return json.dumps(record, allow_nan=False, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    return json.dumps(record, allow_nan=False, ensure_ascii=False, sort_keys=True, default=dict).encode("utf-8")
 
 
 def strict_loads(line: bytes) -> dict[str, Any]:

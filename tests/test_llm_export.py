@@ -58,10 +58,11 @@ def test_tools_export_maps_back_to_the_same_actions(records: list[dict]) -> None
         assert len(calls) == len(record["steps"])
         for message, step in zip(calls, record["steps"], strict=True):
             fn = message["tool_calls"][0]["function"]
-            assert agent._call_action(fn["name"], fn["arguments"]) == step["action"]
+            assert agent._call_action(fn["name"], json.dumps(fn["arguments"])) == step["action"]
         replies = [m for m in example["messages"] if m["role"] == "tool"]
         assert [r["content"] for r in replies] == [s["observation"] for s in record["steps"]]
-        assert all(r["tool_call_id"] == c["tool_calls"][0]["id"] for r, c in zip(replies, calls, strict=True))
+        assert all((r["tool_call_id"], r["name"]) == (c["tool_calls"][0]["id"], c["tool_calls"][0]["function"]["name"])
+                   for r, c in zip(replies, calls, strict=True))
 
 
 def test_jsonl_round_trip_and_cli(records: list[dict], tmp_path, capsys) -> None:
@@ -80,6 +81,8 @@ def test_jsonl_round_trip_and_cli(records: list[dict], tmp_path, capsys) -> None
     assert "episodes written" in capsys.readouterr().err
     with pytest.raises(ValueError):
         episode_to_chat(records[0], style="yaml")
+    with pytest.raises(ValueError):
+        episode_to_chat(records[0], arguments="yaml")
 
 
 def test_llm_transcripts_are_exported_as_they_were_sent() -> None:
@@ -90,8 +93,18 @@ def test_llm_transcripts_are_exported_as_they_were_sent() -> None:
         agent = LLMAgent(family="qa", base_url=srv.base_url, model="m")
         record = run_episode(env, agent, task_id, seed=0)
     example = episode_to_chat(json.loads(json.dumps(record)))
-    assert example["messages"] == record["extras"]["transcript"]["messages"]
+    sent = record["extras"]["transcript"]["messages"]
+    # as sent, in the row's conventions: 9-character ids, arguments as objects, tool messages with their tool's name
+    assert [(m["role"], m["content"]) for m in example["messages"]] == [(m["role"], m["content"]) for m in sent]
+    for got, was in zip(example["messages"], sent, strict=True):
+        if "tool_calls" in was:
+            assert [(c["function"]["name"], c["function"]["arguments"]) for c in got["tool_calls"]] == [
+                (c["function"]["name"], json.loads(c["function"]["arguments"])) for c in was["tool_calls"]]
+    assert example["messages"][3]["tool_call_id"] == example["messages"][2]["tool_calls"][0]["id"]
+    assert example["messages"][3]["name"] == "search"
     assert example["tools"] == srv.requests[0]["tools"]
+    as_strings = episode_to_chat(record, arguments="string")["messages"][2]["tool_calls"][0]["function"]
+    assert as_strings["arguments"] == sent[2]["tool_calls"][0]["function"]["arguments"]
     assert [m["role"] for m in example["messages"]] == ["system", "user", "assistant", "tool", "assistant"]
     assert example["messages"][-1]["tool_calls"][0]["function"]["name"] == "abstain"
     full = episode_to_chat(record, final_observation=True)["messages"]

@@ -9,6 +9,11 @@ Decisions worth knowing:
 
 * **One action per turn.** The first tool call of a reply is the action; any others get a tool message saying they
   were not run. A reply with no tool call is parsed as text.
+* **Calls written in the text.** A server without a tool-call parser leaves calls in ``content``; Hermes
+  ``<tool_call>`` tags, a fenced JSON block or a reply that is only a call object are read as the reply's tool calls
+  (see :mod:`agentabstain_gym.agents.tool_call_parsing`; prose that merely shows JSON is not a call).
+* **Strict schemas.** ``strict_tools=True`` (``$ABSTAIN_GYM_LLM_STRICT_TOOLS=1``, ``--llm-strict-tools``) sends
+  OpenAI strict-mode schemas; a ``null`` optional argument is treated as left out.
 * **A malformed reply costs the turn.** A reply that names no known action (or calls a tool with unusable
   arguments) is sent to the env as it is (``name(arguments)`` for a tool call), and the env answers "Invalid
   action...", as it would for any agent.
@@ -42,11 +47,13 @@ from typing import Any
 from agentabstain_gym.agents import llm_client
 from agentabstain_gym.agents.llm_client import ChatCaller, LLMError, MalformedResponse, describe_error
 from agentabstain_gym.agents.ratelimit import ENV_RPS, ENV_TPM, GatedChatCaller
+from agentabstain_gym.agents.tool_call_parsing import content_tool_calls, parse_content_calls
 from agentabstain_gym.core.actions import abstain, tool_call
 from agentabstain_gym.core.base_env import valid_utf8
 
 ENV_PLAYBOOK = "ABSTAIN_GYM_LLM_PLAYBOOK"
 ENV_TOOLS = "ABSTAIN_GYM_LLM_TOOLS"
+ENV_STRICT_TOOLS = "ABSTAIN_GYM_LLM_STRICT_TOOLS"
 ENV_TIMEOUT = "ABSTAIN_GYM_LLM_TIMEOUT"
 ENV_MAX_RETRIES = "ABSTAIN_GYM_LLM_MAX_RETRIES"
 #: The preflight's own timeout: it only has to reach the server, so a dead URL fails within seconds.
@@ -105,11 +112,11 @@ class Tool:
         if self.action is None:  # a sandbox tool: the env takes the call itself
             return tool_call(self.name, **arguments)
         required = self.parameters.get("required") or []
-        if any(r not in arguments for r in required):
+        if any(arguments.get(r) is None for r in required):  # null is an omitted argument (strict-mode schemas)
             return None
         out = self.action
         for name in self.arg_names:
-            value = arguments.get(name, "")
+            value = "" if arguments.get(name) is None else arguments[name]
             out = out.replace("{" + name + "}", value if isinstance(value, str) else json.dumps(value))
         return out
 
@@ -131,7 +138,8 @@ class LLMAgent:
                  model: str | None = None, api_key: str | None = None, use_tools: bool | None = None,
                  playbook: Any = None, max_requests: int = 40, max_tokens: int | None = 200_000,
                  max_reply_chars: int = MAX_REPLY_CHARS, max_episode_reply_chars: int | None = MAX_EPISODE_REPLY_CHARS,
-                 on_budget: str = "raise", name: str = "llm", **client: Any) -> None:
+                 on_budget: str = "raise", name: str = "llm", strict_tools: bool | None = None,
+                 **client: Any) -> None:
         if on_budget not in BUDGET_MODES:
             raise ValueError(f"on_budget must be one of {BUDGET_MODES}, got {on_budget!r}")
         if max_reply_chars < 1 or (max_episode_reply_chars is not None and max_episode_reply_chars < 1):
@@ -153,6 +161,9 @@ class LLMAgent:
         if use_tools is None:
             use_tools = os.environ.get(ENV_TOOLS, "1").strip().lower() not in ("0", "false", "no", "text")
         self.use_tools = use_tools
+        if strict_tools is None:  # OpenAI strict-mode schemas: all properties required, optional ones nullable
+            strict_tools = os.environ.get(ENV_STRICT_TOOLS, "0").strip().lower() in ("1", "true", "yes")
+        self.strict_tools = strict_tools
         self.max_requests, self.max_tokens, self.on_budget = max_requests, max_tokens, on_budget
         self.name = name
         self.playbook_text: str | None = None
@@ -206,7 +217,7 @@ class LLMAgent:
             if self.on_budget == "raise":
                 raise BudgetExhausted(reason)
             return abstain(f"LLM budget exhausted ({reason})")
-        schemas = [t.schema() for t in self.tools] if self.use_tools else None
+        schemas = self.tool_schemas() if self.use_tools else None
         reported = self.caller.tokens
         try:
             response = self.caller.complete(self.messages, tools=schemas)
@@ -275,10 +286,16 @@ class LLMAgent:
         """What the runner stores in ``record["extras"]``: the whole conversation and every request."""
         return {"transcript": {
             "model": self.caller.model, "tool_mode": self.use_tools, "messages": list(self.messages),
-            "tools": [t.schema() for t in self.tools] if self.use_tools else [], "calls": list(self.caller.calls),
+            "tools": self.tool_schemas() if self.use_tools else [], "calls": list(self.caller.calls),
             "usage": {"requests": self.caller.requests, "tokens": self.tokens},
             "reply_chars": self.reply_chars,
             "budget_exhausted": self._budget_exhausted, "playbook": self.playbook_text is not None}}
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The schemas sent with each request (strict-mode forms with ``strict_tools``)."""
+        from agentabstain_gym.envs.tools.schemas import strict_schema
+
+        return [strict_schema(t.schema()) if self.strict_tools else t.schema() for t in self.tools]
 
     # ----- conversation -------------------------------------------------------------------------------------------
     def _start(self, observation: str, info: dict[str, Any]) -> None:
@@ -342,8 +359,13 @@ class LLMAgent:
     def _take(self, message: dict[str, Any]) -> str:
         """Record the assistant message and turn it into one env action."""
         content = message.get("content")
+        content = content if isinstance(content, str) else ""
         calls = [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]
-        kept: dict[str, Any] = {"role": "assistant", "content": content if isinstance(content, str) else ""}
+        if not calls and self.use_tools and content:  # a server without a tool parser: calls written in the text
+            calls, content = content_tool_calls(content, [t.name for t in self.tools])
+            if calls and self.caller.calls:
+                self.caller.calls[-1]["content_tool_calls"] = len(calls)
+        kept: dict[str, Any] = {"role": "assistant", "content": content}
         if calls:
             kept["tool_calls"] = [{"id": str(c.get("id") or f"call_{i}"), "type": "function",
                                    "function": {"name": str((c.get("function") or {}).get("name", "")),
@@ -396,6 +418,9 @@ class LLMAgent:
                     return m.group(0)
             except ValueError:
                 pass
+        found, _rest = parse_content_calls(text, [t.name for t in self.tools])
+        if found:  # a tool-call shape (Hermes tags, fenced or bare JSON) from a model used without tools
+            return self._call_action(found[0][0], json.dumps(found[0][1]))
         return text.strip()
 
 
@@ -408,6 +433,8 @@ def add_llm_arguments(parser: Any) -> None:
     parser.add_argument("--llm-text", action="store_true",
                         help="plain-text name[argument] actions instead of tool calls (models without tools)")
     parser.add_argument("--playbook", default=None, help="a playbook JSON appended to the LLM's system prompt")
+    parser.add_argument("--llm-strict-tools", action="store_true",
+                        help="send OpenAI strict-mode tool schemas (optional arguments required but nullable)")
     parser.add_argument("--llm-rps", type=_positive_float, default=None,
                         help="at most this many LLM requests per second, shared by all running episodes (default off)")
     parser.add_argument("--llm-tpm", type=_positive_float, default=None,
@@ -482,6 +509,8 @@ def apply_llm_arguments(args: Any) -> None:
             os.environ[var] = str(value)
     if getattr(args, "llm_text", False):
         os.environ[ENV_TOOLS] = "0"
+    if getattr(args, "llm_strict_tools", False):
+        os.environ[ENV_STRICT_TOOLS] = "1"
     # limits are per process: with --workers W each process gets 1/W of them, so the run's total stays as asked
     workers = max(1, int(getattr(args, "workers", 1) or 1))
     for value, var in ((getattr(args, "llm_rps", None), ENV_RPS), (getattr(args, "llm_tpm", None), ENV_TPM)):

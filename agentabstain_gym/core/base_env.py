@@ -17,7 +17,7 @@ import gymnasium as gym
 
 from agentabstain_gym.core import outcome as outcomes
 from agentabstain_gym.core.actions import ABSTAIN_VERB, Action, ActionError, parse_action, text_problem
-from agentabstain_gym.core.record import EpisodeRecord
+from agentabstain_gym.core.record import AbstentionRecord, EpisodeRecord
 from agentabstain_gym.core.spaces import ACTION_MAX_CHARS, OBSERVATION_MAX_CHARS, printable, text_space
 from agentabstain_gym.core.task import SPLITS, Task
 
@@ -28,6 +28,21 @@ RESET_OPTIONS = ("task_id", "split", "category", "variant")
 JSON_SAFE_DEPTH = 200
 #: Integers with more bits than this are written as a note: Python cannot print integers of 4,300+ digits.
 _JSON_INT_BITS = 14_000
+#: What ``extras["truncated_by"]`` says when an outer time limit (shorter than ``max_turns``) ended the episode.
+TIME_LIMIT = "time_limit"
+
+
+def checked_render_mode(render_mode: str | None, modes: Sequence[str], owner: str) -> str | None:
+    """``render_mode`` if ``owner`` supports it, else None with a warning, as Gymnasium's own envs do.
+
+    Raising instead would break tools that probe a mode they can live without (Stable-Baselines3's
+    ``make_vec_env`` asks for ``"rgb_array"`` and only tolerates a TypeError).
+    """
+    if render_mode is None or render_mode in modes:
+        return render_mode
+    gym.logger.warn(f"{owner} does not support render_mode={render_mode!r} (supported: {list(modes)}); "
+                    "rendering is off")
+    return None
 
 
 @dataclass
@@ -59,11 +74,11 @@ class AbstainEnv(gym.Env[str, str]):
             raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
         if split is not None and split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS} or None, got {split!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.max_turns = max_turns or self.default_max_turns
         self.split = split
-        self.render_mode = render_mode
+        self.render_mode = checked_render_mode(render_mode, self.metadata["render_modes"], type(self).__name__)
+        #: An outer step limit (``gym.make(..., max_episode_steps=k)``), see :meth:`set_step_limit`.
+        self.step_limit: int | None = None
         self.observation_space = text_space(OBSERVATION_MAX_CHARS)
         self.action_space = text_space(ACTION_MAX_CHARS)
         self._task: Task | None = None
@@ -127,6 +142,24 @@ class AbstainEnv(gym.Env[str, str]):
         """What the family's state is, apart from the turn counter (see :meth:`_state_key`)."""
         return self._state_key()
 
+    def set_step_limit(self, limit: int | None) -> None:
+        """Tell the env about an outer time limit of ``limit`` steps (None: no limit), from the next step on.
+
+        A ``TimeLimit`` shorter than ``max_turns`` would otherwise truncate the episode before the env writes
+        ``info["abstention"]``. With the limit known, the env ends the episode itself on that step, as it does when
+        the turn budget is spent: the record's ``max_turns`` is the limit, ``turns == max_turns``, and
+        ``extras["truncated_by"] == "time_limit"``. :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit`
+        (applied by ``gym.make`` to every registered id) calls this with ``env.spec.max_episode_steps``.
+        """
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"the step limit must be a positive integer or None, got {limit!r}")
+        self.step_limit = limit
+
+    @property
+    def turn_budget(self) -> int:
+        """Turns this episode may take: ``max_turns``, or an outer step limit if that is shorter."""
+        return self.max_turns if self.step_limit is None else min(self.max_turns, self.step_limit)
+
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self._reset_seed = seed
@@ -162,10 +195,11 @@ class AbstainEnv(gym.Env[str, str]):
         if result.evidence and self._evidence_turn is None:
             self._evidence_turn = self._turn
         terminated = result.terminated
-        truncated = not terminated and self._turn >= self.max_turns
+        budget = self.turn_budget
+        truncated = not terminated and self._turn >= budget
         observation = result.observation
         if truncated:
-            observation += f"\nThe turn budget of {self.max_turns} is spent; the episode ends."
+            observation += f"\nThe turn budget of {budget} is spent; the episode ends."
         observation = printable(observation)
         reward = float(result.task_reward) if terminated and self._tau is None else 0.0
         self._last_observation = observation
@@ -174,7 +208,10 @@ class AbstainEnv(gym.Env[str, str]):
         info = self._info()
         if terminated or truncated:
             self._done = True
-            info["abstention"] = json_safe(self._record(result).to_dict())
+            record = self._record(result).to_dict()
+            if truncated and budget < self.max_turns:  # the outer time limit, not the env's own budget, ended it
+                record["extras"]["truncated_by"] = TIME_LIMIT
+            info["abstention"] = AbstentionRecord(json_safe(record))
         if self.render_mode == "human":
             self.render()
         return observation, reward, terminated, truncated, info
@@ -214,7 +251,7 @@ class AbstainEnv(gym.Env[str, str]):
             family=self.family, task_id=task.task_id, pair_id=task.pair_id, split=task.split,
             category=task.category, scenario=task.scenario, should_abstain=task.should_abstain, w=task.w, tau=None,
             evidence_turn=None, turns=0, outcome=outcome, success=False, task_reward=0.0, seed=seed, steps=[],
-            max_turns=self.max_turns, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
+            max_turns=self.turn_budget, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
         )
         return json_safe(record.to_dict())
 
@@ -264,7 +301,7 @@ class AbstainEnv(gym.Env[str, str]):
     def _info(self) -> dict[str, Any]:
         assert self._task is not None
         info = {"instruction": self._task.instruction, "task_id": self._task.task_id, "turn": self._turn,
-                "max_turns": self.max_turns}
+                "max_turns": self.turn_budget}
         info.update(self._extra_info())
         return info
 
@@ -281,7 +318,7 @@ class AbstainEnv(gym.Env[str, str]):
             success=outcomes.side_correct(kind),
             task_reward=float(last.task_reward) if last.terminated and tau is None else 0.0,
             committed=self._committed(), seed=self._reset_seed, steps=list(self._steps),
-            max_turns=self.max_turns, delay=(tau - w) if (tau is not None and w is not None) else None,
+            max_turns=self.turn_budget, delay=(tau - w) if (tau is not None and w is not None) else None,
             reaction_delay=(tau - ev - 1) if (tau is not None and ev is not None and task.should_abstain) else None,
             extras={"instruction": task.instruction, **self._episode_extras()},
         )

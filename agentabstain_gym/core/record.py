@@ -59,8 +59,49 @@ class EpisodeRecord:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
+class AbstentionRecord(Mapping[str, Any]):
+    """The read-only episode record an env puts in ``info["abstention"]``: a Mapping, deliberately not a ``dict``.
+
+    Gymnasium's vector envs merge ``info`` key by key and descend into every ``dict``, building one typed array per
+    leaf from the first sub-env that has it; a field that is an int in one finished sub-env and ``None`` in another
+    (``tau``, ``w``, ``delay``...) then raises. Any other object is stored whole in an object array, so this class
+    keeps records intact in ``SyncVectorEnv`` / ``AsyncVectorEnv`` for any mix of finished and running sub-envs.
+    ``record["tau"]``, ``.get``, ``in``, ``{**record}``, ``dict(record)`` and ``==`` with a dict work as before; it
+    pickles (for sub-processes); ``json.dumps`` needs ``dict(record)`` (the values are plain JSON already).
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._data: dict[str, Any] = dict(data)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data!r})"
+
+    def __reduce__(self) -> tuple[type[AbstentionRecord], tuple[dict[str, Any]]]:
+        return type(self), (self._data,)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain ``dict`` copy (top level), e.g. for ``json.dumps``."""
+        return dict(self._data)
+
+
 def as_dict(record: EpisodeRecord | Mapping[str, Any]) -> Mapping[str, Any]:
-    return record.to_dict() if isinstance(record, EpisodeRecord) else record
+    if isinstance(record, EpisodeRecord | AbstentionRecord):
+        return record.to_dict()
+    return record
 
 
 def append_records(path: str | os.PathLike[str], records: Iterable[EpisodeRecord | Mapping[str, Any]]) -> None:

@@ -233,6 +233,8 @@ class Engine:
     def call(self, name: Any, arguments: Any) -> CallRecord:
         """Run one tool call; never raises, never changes state on error."""
         tool = self.world.tools.get(name) if isinstance(name, str) and name in self._available else None
+        if tool is not None and isinstance(arguments, Mapping):  # a null optional is an omitted one, in the trace too
+            arguments = {k: v for k, v in arguments.items() if v is not None or k not in tool.params}
         record = CallRecord(tool=str(name)[:200], arguments=_safe_arguments(arguments),
                             kind=tool.kind if tool is not None else None)
         mark = self.state.mark()

@@ -151,3 +151,52 @@ def flat_schema_problems(schema: Any) -> list[str]:
     if any(r not in props for r in params.get("required", [])):
         problems.append("required names a parameter that is not in properties")
     return problems
+
+
+# ----- OpenAI strict mode ---------------------------------------------------------------------------------------------
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAI strict-mode form of a function schema (a fresh copy; the input is left as it is).
+
+    Strict mode (``"strict": true``) needs every property listed in ``required`` and ``additionalProperties: false``
+    on every object, so an optional parameter becomes required-but-nullable:
+    ``{"anyOf": [<its schema>, {"type": "null"}], "description": ...}``. The tools and the families' action parsing
+    treat ``null`` exactly as an omitted argument, so the two forms behave the same.
+    """
+    out = copy.deepcopy(schema)
+    fn = out.get("function") if isinstance(out.get("function"), dict) else out
+    fn["parameters"] = _strict_object(fn.get("parameters") or {"type": "object", "properties": {}})
+    fn["strict"] = True
+    return out
+
+
+def _strict_object(node: dict[str, Any]) -> dict[str, Any]:
+    props = node.get("properties") or {}
+    required = set(node.get("required") or [])
+    out = {k: v for k, v in node.items() if k not in ("properties", "required", "additionalProperties")}
+    new_props: dict[str, Any] = {}
+    for name, prop in props.items():
+        prop = _strict_node(dict(prop))
+        new_props[name] = prop if name in required else _nullable(prop)
+    out.update({"type": "object", "properties": new_props, "required": list(props), "additionalProperties": False})
+    return out
+
+
+def _strict_node(prop: dict[str, Any]) -> dict[str, Any]:
+    kind = prop.get("type")
+    if kind == "object" or (isinstance(kind, list) and "object" in kind):
+        return _strict_object(prop)
+    if isinstance(prop.get("items"), dict):
+        prop["items"] = _strict_node(dict(prop["items"]))
+    if isinstance(prop.get("anyOf"), list):
+        prop["anyOf"] = [_strict_node(dict(p)) for p in prop["anyOf"]]
+    return prop
+
+
+def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    """``prop`` or null, as ``anyOf``: a ``type`` list such as ``["string", "null"]`` is valid too, but the Hermes
+    chat template (vLLM's ``tool_chat_template_hermes.jinja``) recurses without end on it when it renders the
+    tools, while it renders ``anyOf`` fine."""
+    if any(p == {"type": "null"} for p in prop.get("anyOf") or []) or prop.get("type") == "null":
+        return prop
+    described = {"description": prop.pop("description")} if "description" in prop else {}
+    return {"anyOf": [prop, {"type": "null"}], **described}

@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from agentabstain_gym.agents.base import Agent
 from agentabstain_gym.core.actions import ABSTAIN, Action, parse_action
+from agentabstain_gym.core.base_env import checked_render_mode
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.wrappers.reward import AbstentionReward
 from agentabstain_gym.wrappers.rl.features import hashed_bag, overlap, tokens
@@ -130,8 +131,7 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
     def __init__(self, env_id: str, *, env_kwargs: Mapping[str, Any] | None = None, n_actions: int = 32,
                  hash_dim: int = 256, query_from_solver: bool = True, render_mode: str | None = None,
                  **reward: Any) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        render_mode = checked_render_mode(render_mode, self.metadata["render_modes"], type(self).__name__)
         self.env_id, self.render_mode = env_id, render_mode
         base = gym.make(env_id, **dict(env_kwargs or {}),
                         **({"render_mode": render_mode} if render_mode is not None else {}))
@@ -151,6 +151,10 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
 
     def tasks(self, split: str | None = None, category: str | None = None) -> list[Task]:
         return self.actions.unwrapped.tasks(split=split, category=category)
+
+    def set_step_limit(self, limit: int | None) -> None:
+        """An outer time limit: one step here is one turn of the family env, which ends the episode on it."""
+        self.actions.unwrapped.set_step_limit(limit)
 
     def state_key(self) -> Any:
         return (self.actions.unwrapped.state_key(), self._running)

@@ -21,6 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from agentabstain_gym.core.actions import ABSTAIN
+from agentabstain_gym.core.base_env import checked_render_mode
 from agentabstain_gym.core.stopping_rules import DEFAULT_MAX_RETRIES
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.wrappers.reward import AbstentionReward
@@ -81,8 +82,7 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
                  family_features: bool = True, render_mode: str | None = None) -> None:
         from agentabstain_gym.agents import make_agent  # agents sit beside wrappers; import when needed
 
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        render_mode = checked_render_mode(render_mode, self.metadata["render_modes"], type(self).__name__)
         self.env_id = env_id
         self.render_mode = render_mode
         base = gym.make(env_id, **dict(env_kwargs or {}),
@@ -112,6 +112,10 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     def proposal(self) -> str:
         """The action the solver proposes for the next turn (sent on ``continue``)."""
         return self._proposal
+
+    def set_step_limit(self, limit: int | None) -> None:
+        """An outer time limit: one step here is one turn of the family env, which ends the episode on it."""
+        self.env.unwrapped.set_step_limit(limit)
 
     def state_key(self) -> Any:
         return (self.env.unwrapped.state_key(), self._proposal, self._running)
