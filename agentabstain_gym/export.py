@@ -95,7 +95,7 @@ def _inventory(record: Mapping[str, Any], family: str) -> list[dict[str, Any]]:
     for step in record.get("steps") or []:
         try:
             data = json.loads(str(step.get("action", "")))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(data, dict) and isinstance(data.get("tool"), str):
             called.append(data["tool"])
@@ -109,7 +109,7 @@ def _tool_call(action: str, family: str, tools: Mapping[str, dict[str, Any]]) ->
     if stripped.startswith("{"):
         try:
             data = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         ok = (isinstance(data, dict) and isinstance(data.get("tool"), str) and data["tool"] in tools
               and isinstance(data.get("arguments") or {}, dict))
@@ -155,7 +155,7 @@ def _arguments(raw: Any) -> dict[str, Any] | None:
         return dict(raw)
     try:
         value = json.loads(raw) if isinstance(raw, str) and raw.strip() else ({} if not raw else None)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

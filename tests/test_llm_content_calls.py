@@ -95,3 +95,29 @@ def test_text_mode_also_reads_a_written_call() -> None:
         "abstain[no]"
     assert agent.parse_text("search[Wergate]") == "search[Wergate]"
     assert agent.parse_text("I am not sure.") == "I am not sure."
+
+
+def test_a_reply_nested_thousands_deep_is_text_not_a_crash() -> None:
+    """json.loads raises RecursionError (not ValueError) on deep nesting; a hostile reply must not crash the agent."""
+    from agentabstain_gym.agents.tool_call_parsing import parse_content_calls
+
+    deep = "[" * 100_000
+    for content in (f"<tool_call>{deep}</tool_call>", deep, f"```json\n{deep}\n```",
+                    '<tool_call>{"name": "search", "arguments": "' + deep + '"}</tool_call>'):
+        assert parse_content_calls(content, ["search"]) == ([], content)
+
+
+
+def test_tool_call_arguments_nested_thousands_deep_cost_the_turn() -> None:
+    """Server-parsed calls whose arguments are hostile JSON are malformed calls that cost the turn, not a crash."""
+    from llm_server import raw_tool, tool
+
+    from agentabstain_gym.integrations.episode import Episode
+
+    deep = "[" * 100_000
+    record, _ = _episode([raw_tool("search", deep), tool("abstain", reason="no length")])
+    assert record["outcome"] != "error" and "error" not in record["extras"]
+    assert record["steps"][0]["observation"].startswith("Invalid action")
+    assert record["steps"][1]["action"].startswith("abstain[")
+    episode = Episode("AbstainQA-v0")
+    assert episode.action_for_call("search", deep).startswith("search(")

@@ -389,7 +389,7 @@ class LLMAgent:
         tool = self._tool(name)
         try:
             arguments = json.loads(raw) if raw.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments = None
         action = tool.to_action(arguments) if tool is not None and isinstance(arguments, dict) else None
         return action if action is not None else f"{name}({raw})"  # malformed: sent as is, costs the turn
@@ -416,7 +416,7 @@ class LLMAgent:
                 data = json.loads(m.group(0))
                 if isinstance(data, dict) and isinstance(data.get("tool"), str):
                     return m.group(0)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         found, _rest = parse_content_calls(text, [t.name for t in self.tools])
         if found:  # a tool-call shape (Hermes tags, fenced or bare JSON) from a model used without tools

@@ -51,7 +51,7 @@ def _call_of(data: Any, names: Collection[str] | None) -> tuple[str, dict[str, A
     if isinstance(raw, str):
         try:
             raw = json.loads(raw) if raw.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     if raw is None and ("arguments" in data or "parameters" in data):
         raw = {}
@@ -62,7 +62,7 @@ def _calls_of(text: str, names: Collection[str] | None) -> list[tuple[str, dict[
     """The calls when ``text`` is exactly one call object or a non-empty list of them, else None."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a hostile reply nested thousands deep
         return None
     items = data if isinstance(data, list) and data else [data]
     calls = [_call_of(item, names) for item in items]

@@ -165,7 +165,7 @@ class Episode:
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
+            except (ValueError, RecursionError):
                 arguments = None
         tool = next((t for t in self.tools if t.name == name), None)
         action = tool.to_action(dict(arguments)) if tool is not None and isinstance(arguments, Mapping) else None
