@@ -38,8 +38,9 @@ ALL_IDS = agentabstain_gym.ENV_IDS + agentabstain_gym.SB3_ENV_IDS
 #: run, so the default is 300 steps, which still ends hundreds of episodes per case, many on the same step.
 STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_STEPS", "300"))
 #: The terminal's steps run real shell commands in a sandbox (milliseconds each, where the other families take tens of
-#: microseconds), and every episode starts a fresh sandbox: 5,000 steps would take minutes per vectorizer.
-TERMINAL_STEPS = min(STEPS, 60)
+#: microseconds), and every episode starts a fresh sandbox: 5,000 steps take 10-20 minutes per vectorizer, so the
+#: terminal ids get their own setting (ABSTAIN_GYM_VECTOR_TERMINAL_STEPS=5000 for the full sweep).
+TERMINAL_STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_TERMINAL_STEPS", str(min(STEPS, 60))))
 N_ENVS = 3
 FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0", "AbstainTerminal-v0")
 
