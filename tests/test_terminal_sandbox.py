@@ -130,6 +130,22 @@ def test_an_exiting_shell_is_replaced_and_files_are_kept(box: Sandbox) -> None:
     assert box.run("cat /workspace/file").output == "kept\n"
 
 
+
+_RAW_TERMINAL = ("python3 -c \"import termios; fd = open('/dev/tty'); a = termios.tcgetattr(fd); "
+                 "a[3] &= ~(termios.ICANON | termios.ECHO); a[6][termios.VMIN] = 0; a[6][termios.VTIME] = 0; "
+                 "termios.tcsetattr(fd, termios.TCSANOW, a)\"")
+
+
+def test_a_program_that_leaves_the_terminal_raw_does_not_kill_the_shell(box: Sandbox) -> None:
+    """What vim, less or a curses program may do on the way out: raw mode with VMIN=0, which bash read as end of
+    input on the next line, so the shell died and the agent lost its directory, its variables and its next command."""
+    box.run("cd /tmp; KEPT=yes")
+    broken = box.run(_RAW_TERMINAL + "; echo $?")
+    assert broken.output == "0\n" and broken.exit_status == 0
+    after = box.run("echo $KEPT; pwd")
+    assert after.output == "yes\n/tmp\n" and not after.shell_restarted
+    assert box.run("(exit 5)").exit_status == 5  # statuses still pass through the terminal reset
+
 # ----- security ---------------------------------------------------------------------------------------------------
 def test_writes_outside_the_workspace_fail_and_never_reach_the_host(box: Sandbox) -> None:
     home = Path(os.path.expanduser("~"))

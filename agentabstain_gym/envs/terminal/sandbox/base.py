@@ -227,8 +227,10 @@ class Sandbox:
     def run(self, command: str, timeout: float | None = None, output_cap: int | None = None) -> CommandResult:
         """Run ``command`` (any text, may be multi-line) in the persistent shell, with stdin from /dev/null."""
         lines = ansi_c_lines(command, "__agx")
-        return self._execute(lines, 'eval "$__agx" </dev/null', timeout or self.limits.command_timeout,
-                             output_cap or self.limits.output_cap)
+        # a program that drew on the terminal (vim, less, curses) may leave it raw with VMIN=0, which bash reads as
+        # end of input on the next line and exits: restore sane settings after every command, keeping its status
+        call = 'eval "$__agx" </dev/null; __agx_s=$?; stty sane -echo -onlcr 2>/dev/null; __agx_status "$__agx_s"'
+        return self._execute(lines, call, timeout or self.limits.command_timeout, output_cap or self.limits.output_cap)
 
     def run_script(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
                    output_cap: int | None = None) -> CommandResult:
@@ -297,7 +299,8 @@ class Sandbox:
         """
         limits = self.limits
         return (f"unset AGX_RC; stty -echo -onlcr 2>/dev/null; PS2=; PS0=; PS4='+ '; set +o history; "
-                f"unset HISTFILE; RANDOM=0; ulimit -c 0; ulimit -u {int(limits.max_processes)} "
+                f"unset HISTFILE; RANDOM=0; __agx_status() {{ return \"$1\"; }}; ulimit -c 0; "
+                f"ulimit -u {int(limits.max_processes)} "
                 f"-v {int(limits.memory_mb) * 1024} 2>/dev/null; cd {_sh_quote(self.workspace_path)}; __agx_n=init; "
                 "PS1=$'\\036AGX-${__agx_n}:$?\\036'; PROMPT_COMMAND=; readonly PS1 PROMPT_COMMAND; "
                 "printf '\\036AGX-READY:%d\\036' \"$$\"\n")
