@@ -28,12 +28,13 @@ DEFAULT_MIRROR = "http://deb.debian.org/debian"
 #: What the tasks may use. The bwrap and unshare backends use the host's /usr instead: install the same there.
 PACKAGES: tuple[str, ...] = (
     "bash", "bc", "bsdutils", "bzip2", "ca-certificates", "coreutils", "curl", "diffutils", "file", "findutils",
-    "gawk", "gcc", "git", "grep", "gzip", "iproute2", "jq", "less", "libc6-dev", "make", "netcat-openbsd", "patch",
-    "procps", "psmisc", "python3", "sed", "sqlite3", "tar", "unzip", "util-linux", "xz-utils", "zip",
+    "gawk", "gcc", "git", "grep", "gzip", "iproute2", "jq", "less", "libc6-dev", "make", "netcat-openbsd",
+    "openssl", "patch", "procps", "psmisc", "python3", "python3-numpy", "sed", "sqlite3", "tar", "unzip",
+    "util-linux", "xz-utils", "zip",
 )
 #: Commands checked in a fresh container of the built image before it is called done.
 CHECK_COMMANDS = ("bash", "script", "python3", "gcc", "make", "git", "sqlite3", "tar", "gzip", "xz", "zip", "unzip",
-                  "jq", "ps", "find", "grep", "sed", "awk", "diff", "file", "curl", "nc", "bc", "ip")
+                  "jq", "ps", "find", "grep", "sed", "awk", "diff", "file", "curl", "nc", "bc", "ip", "openssl")
 
 
 def content_tag(suite: str = SUITE, packages: Sequence[str] = PACKAGES) -> str:
