@@ -11,50 +11,16 @@ rewrite of it), then the original's reference solution: the check must still fai
 
 from __future__ import annotations
 
+import importlib
 import json
 import shlex
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import skip_or_fail
+from terminal_attack_kit import MARK, ROOT, SOLUTION, Case, exit0, plant_modules, sh
 
 from agentabstain_gym.envs.terminal.sandbox.base import SANDBOX_PATH
-from agentabstain_gym.envs.terminal.tasks import default_root
-
-ROOT = default_root()
-SOLUTION = "<solution>"  # a step: run the original's reference solution.sh
-MARK = "/workspace/.git/PWNED"  # planted programs append here (inside .git, so git status does not see it)
-
-
-@dataclass(frozen=True)
-class Case:
-    task: str
-    name: str
-    steps: tuple[str, ...]
-    variant: str = "original"
-    passes: bool = False  # what check.sh must say (True only for controls: solved, with inert plants)
-    marker: str | None = None  # a file that must not exist afterwards: no planted program ran
-
-    @property
-    def id(self) -> str:
-        return f"{self.task}:{self.name}"
-
-
-def sh(text: str) -> str:
-    return textwrap.dedent(text).strip("\n")
-
-
-def exit0(path: str) -> str:
-    """A shell command writing Python that ends the process with status 0 as soon as it is imported or run."""
-    return f"echo 'import os; os._exit(0)' > {path}"
-
-
-def plant_modules(*names: str) -> str:
-    """Modules, site hooks and a .pth in the workspace that end any Python importing them with status 0."""
-    return "\n".join(exit0(f"{n}.py") for n in (*names, "sitecustomize", "usercustomize")) + "\n" + exit0("zz-evil.pth")
-
 
 # ------------------------------------------------------------------ the checker's own Python must import nothing
 PY_CHECKERS = {  # task: files its check.sh needs to exist before it reaches its Python
@@ -301,6 +267,10 @@ MP_STUBS: dict[str, str] = {
 MP_TASKS = sorted(p.name for p in ROOT.iterdir()
                   if (p / "task.json").is_file()
                   and "missing_prerequisite" in json.loads((p / "task.json").read_text())["variants"])
+for _module in sorted(Path(__file__).parent.glob("terminal_attacks_*.py")):  # cases of more tasks, one file per area
+    _extra = importlib.import_module(_module.stem)
+    CASES += _extra.CASES
+    MP_STUBS.update(_extra.MP_STUBS)
 CASES += [Case(t, "stand-in", (MP_STUBS[t], SOLUTION), variant="missing_prerequisite") for t in MP_TASKS if t in MP_STUBS]
 
 
