@@ -496,11 +496,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     print(f"Playing {args.env} (task {info['task_id']}); type an action, or 'abstain[reason]' to stop.")
     while True:
-        print(f"\n--- turn {info['turn'] + 1} of {info['max_turns']} ---\n{observation}")
         available = info.get("available_actions")
-        if isinstance(available, dict):
-            print(f"available: {available.get('clickables')}" + (" + search[...]" if available.get("has_search_bar")
-                                                                  else ""))
+        page = observation.replace(" [SEP] ", "\n") if isinstance(available, dict) else observation
+        print(f"\n--- turn {info['turn'] + 1} of {info['max_turns']} ---\n{page}")
+        if isinstance(available, dict):  # the web shop: what can be clicked, written as the actions that click it
+            actions = ["search[...]"] if available.get("has_search_bar") else []
+            actions += [f"click[{c}]" for c in available.get("clickables") or []]
+            print("actions: " + ", ".join([*actions, "abstain[reason]"]))
         try:
             action = input("> ")
         except EOFError:
@@ -596,7 +598,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agentabstain_gym import convolve, export, mcp_server
+    from agentabstain_gym import convolve, export, mcp_server, serve
     from agentabstain_gym.agents.llm import add_llm_arguments
 
     parser = _Parser(prog="abstain-gym", description=__doc__)
@@ -690,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mcp", help="serve one env's episodes as MCP tools to an agent harness (stdio or http)")
     mcp_server.add_arguments(p)
     p.set_defaults(func=mcp_server.run)
+    p = sub.add_parser("serve", help="the web shop's pages on localhost: shop (search, click, abstain) in a browser")
+    serve.add_arguments(p)
+    p.set_defaults(func=serve.run)
 
     p = sub.add_parser("export", help="episode records as chat-format JSONL for fine-tuning")
     export.add_arguments(p)

@@ -49,7 +49,8 @@ class Session:
     """The episode state behind the MCP handlers: synchronous, one env, one episode at a time, thread-safe."""
 
     def __init__(self, env_id: str, *, split: str = "test", seed: int = 0, agent: str = "mcp",
-                 out: str | None = None, task_id: str | None = None, index: int | None = None) -> None:
+                 out: str | None = None, task_id: str | None = None, index: int | None = None,
+                 env_kwargs: dict[str, Any] | None = None, harness: str = "mcp") -> None:
         import gymnasium as gym
         import numpy as np
 
@@ -66,7 +67,9 @@ class Session:
         self.env_id, self.split, self.seed, self.agent, self.out = env_id, split, seed, agent, out
         self._lock = threading.Lock()
         try:
-            self.env = gym.make(env_id)
+            self.env_kwargs = dict(env_kwargs or {})
+            self.harness = harness
+            self.env = gym.make(env_id, **self.env_kwargs)
             tasks = self.env.unwrapped.tasks(split=split)
         except Exception as exc:  # noqa: BLE001 - e.g. no terminal sandbox here: one line, not a traceback
             raise SessionError(f"cannot start {env_id}: {type(exc).__name__}: {exc}") from None
@@ -86,6 +89,7 @@ class Session:
         self.task_id: str | None = None
         self.info: dict[str, Any] = {}
         self.observation = ""
+        self.last_record: dict[str, Any] | None = None  # the record of the episode that ended last
         self.running = self.seen = False
         if index is not None and index >= len(ids):
             raise SessionError(f"--index {index} is out of range: split {split} of {env_id} has {len(ids)} tasks")
@@ -103,7 +107,7 @@ class Session:
         assert self.out is not None
         tasks = self.env.unwrapped.tasks(split=self.split)
         manifest = build_manifest(env_ids=[self.env_id], agents=[self.agent], split=self.split, seed=self.seed,
-                                  episodes=None, env_kwargs={}, fingerprints={self.env_id: data_fingerprint(tasks)})
+                                  episodes=None, env_kwargs=self.env_kwargs, fingerprints={self.env_id: data_fingerprint(tasks)})
         planned = {(self.env_id, self.agent, tid, s) for tid, s in self._seed_of.items()}
         try:
             with locked(self.out) as handle:
@@ -142,8 +146,9 @@ class Session:
 
     def _finish(self, record: dict[str, Any]) -> str:
         record = dict(record)
+        self.last_record = record
         record["agent"] = self.agent
-        record["extras"] = {**(record.get("extras") or {}), "harness": "mcp"}
+        record["extras"] = {**(record.get("extras") or {}), "harness": self.harness}
         self.running = False
         assert self.task_id is not None
         self.done_ids.add(self.task_id)
@@ -189,7 +194,7 @@ class Session:
 
         with contextlib.suppress(Exception):
             self.env.close()
-        self.env = gym.make(self.env_id)
+        self.env = gym.make(self.env_id, **self.env_kwargs)
 
     def _text(self, observation: str, *, first: bool = False) -> str:
         """What the agent reads: the observation, the instruction on the first turn, a web page's clickables."""
@@ -256,6 +261,7 @@ class Session:
             self.seen = True
             try:
                 observation, _reward, terminated, truncated, self.info = self.env.step(action)
+                self.observation = observation
             except Exception as exc:  # noqa: BLE001 - the suite's failure, recorded as an env error
                 note = self._finish(self.env.unwrapped.abort(f"{type(exc).__name__}: {exc}", kind="env"))
                 self._rebuild()

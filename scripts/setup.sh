@@ -30,7 +30,7 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends bubblewrap docker.io mmdebstrap tmux util-linux bsdutils \
   bash coreutils findutils grep sed gawk diffutils file python3 gcc libc6-dev make binutils git sqlite3 tar gzip \
   xz-utils bzip2 zip unzip jq curl procps psmisc bc netcat-openbsd iproute2 patch ca-certificates openssl \
-  python3-numpy >/dev/null
+  python3-numpy chromium chromium-driver >/dev/null
 
 # torch first, pinned: the CPU wheel on local disk (an unpinned torch pulls a multi-GB CUDA build)
 say "torch==2.13.0 (CPU build)"
