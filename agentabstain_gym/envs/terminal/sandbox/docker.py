@@ -108,8 +108,8 @@ class DockerSandbox(Sandbox):
     name = "docker"
 
     def __init__(self, workspace_dir: str | Path | None = None, limits: Any = None, hidden_paths: Any = (),
-                 image: str | None = None) -> None:
-        super().__init__(workspace_dir, limits, hidden_paths)
+                 image: str | None = None, layout: Any = None) -> None:
+        super().__init__(workspace_dir, limits, hidden_paths, layout)
         if image is None:
             from agentabstain_gym.envs.terminal.image import image_name
             image = image_name()
