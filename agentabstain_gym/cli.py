@@ -273,7 +273,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         _check_plots(args.plots, force=args.force)
     records = _read(args.files)
     print(f"{len(records)} episodes; {_error_summary(records)}", file=sys.stderr)
-    print(render(records, as_json=args.json, bootstrap=args.bootstrap))
+    if args.metrics == "paper":
+        from agentabstain_gym.core.paper_metrics import render_paper
+
+        print(render_paper(records, as_json=args.json))
+    else:
+        print(render(records, as_json=args.json, bootstrap=args.bootstrap))
     if args.plots:
         _plots(records, args.plots)
     return 0
@@ -643,6 +648,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
     p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    p.add_argument("--metrics", choices=("ours", "paper"), default="ours",
+                   help="ours (default) | paper: the Agentic Abstention release's pass@k and timely-within-grace")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play an episode yourself in the terminal")
@@ -662,6 +669,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="a task folder, or a directory of task folders")
     p.add_argument("--run", action="store_true", help="also run setup/solution/check with plain bash (trusted folders)")
     p.set_defaults(func=cmd_terminal_validate)
+    from agentabstain_gym.envs.terminal.native.cli import add_check_parser
+
+    add_check_parser(tsub)  # `terminal check DIR`: which Terminal-Bench tasks run on which backend, and why not
 
     tools = sub.add_parser("tools", help="tool family: make fresh validated pairs")
     toolsub = tools.add_subparsers(dest="tools_command", required=True)

@@ -53,6 +53,15 @@ def layout_for(spec: NativeSpec, extra_writable: Iterable[str] = ()) -> SandboxL
     return SandboxLayout.make(workdir_of(spec), writable=writable, check_dirs=checks, env=env, native_check=True)
 
 
+def sandbox_limits(spec: NativeSpec) -> dict[str, float]:
+    """The task's own limits: a command may run as long as the agent's whole budget (Terminal-Bench has no
+    per-command limit), the checker as long as the test timeout, and the memory the task asks for."""
+    limits: dict[str, float] = {"command_timeout": spec.agent_timeout, "script_timeout": spec.test_timeout}
+    if spec.memory_mb is not None:
+        limits["memory_mb"] = max(spec.memory_mb, 256)
+    return limits
+
+
 def tar_of(entries: Iterable[FileEntry]) -> bytes:
     """A tar archive of ``entries`` (paths relative to ``/``), owned by root, with a fixed modification time."""
     buf = io.BytesIO()

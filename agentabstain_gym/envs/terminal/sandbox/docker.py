@@ -324,6 +324,25 @@ class _Frames:
             self.buffer = self.buffer[len(piece):]
 
 
+def daemon_problem() -> str | None:
+    """None if the docker SDK is installed and the daemon answers, else why not (one line)."""
+    try:
+        docker = _docker()
+    except SandboxError as exc:
+        return str(exc)
+    try:
+        c = client()
+    except docker.errors.DockerException as exc:
+        return f"the Docker daemon does not answer ({str(exc).splitlines()[0][:200]})"
+    try:
+        c.ping()
+    except docker.errors.DockerException as exc:
+        return f"the Docker daemon does not answer ({str(exc).splitlines()[0][:200]})"
+    finally:
+        c.close()
+    return None
+
+
 def probe(image: str | None = None) -> str | None:
     """None if the Docker daemon answers and our image exists, else why not (not cached: the image may appear)."""
     try:
