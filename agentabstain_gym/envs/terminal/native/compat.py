@@ -16,7 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentabstain_gym.envs.terminal.native.folders import HARBOR, NativeSpec, folder_layout, load_native
+from agentabstain_gym.envs.terminal.native.folders import (
+    HARBOR,
+    NativeSpec,
+    folder_layout,
+    load_native,
+    task_folders,
+)
 from agentabstain_gym.envs.terminal.native.host import missing_apt, missing_pip, sandbox_python
 from agentabstain_gym.envs.terminal.native.runtime import script_requirements, uses_pytest, workdir_of
 from agentabstain_gym.envs.terminal.sandbox import why_unavailable
@@ -145,13 +151,6 @@ def check_spec(spec: NativeSpec, backends: Sequence[str] = REPORT_BACKENDS) -> T
             row.reasons[backend] = docker_reasons(spec)
     row.warnings = spec_warnings(spec)
     return row
-
-
-def task_folders(root: Path) -> list[Path]:
-    """Terminal-Bench folders: ``root`` itself if it is one, else its direct subfolders that are."""
-    if folder_layout(root) in ("terminal-bench", "harbor"):
-        return [root]
-    return sorted(p for p in root.iterdir() if p.is_dir() and folder_layout(p) in ("terminal-bench", "harbor"))
 
 
 def check_path(root: Path | str, backends: Sequence[str] = REPORT_BACKENDS, run: bool = False) -> list[TaskCompat]:

@@ -98,6 +98,13 @@ def folder_layout(folder: Path) -> str | None:
     return None
 
 
+def task_folders(root: Path) -> list[Path]:
+    """Terminal-Bench folders: ``root`` itself if it is one, else its direct subfolders that are (sorted)."""
+    if folder_layout(root) in (TERMINAL_BENCH, HARBOR):
+        return [root]
+    return sorted(p for p in root.iterdir() if p.is_dir() and folder_layout(p) in (TERMINAL_BENCH, HARBOR))
+
+
 def _number(data: dict[str, Any], key: str, default: float, where: str) -> float:
     value = data.get(key, default)
     if value is None:
