@@ -30,9 +30,17 @@ SUBMIT_FORMS = ("submit", "submit[]")
 CHECK_OUTPUT_CHARS = 2000
 
 
-@lru_cache(maxsize=8)
 def _tasks_in(root: str, overlay: str | None, backend: str) -> tuple[tuple[Task, ...], tuple[tuple[str, str], ...]]:
-    """(the tasks this backend can run, (Terminal-Bench task, why not) for those it cannot)."""
+    """(the tasks this backend can run, (Terminal-Bench task, why not) for those it cannot); cached until a task
+    folder changes."""
+    from agentabstain_gym.envs.terminal.native.taskset import signature
+
+    return _tasks_cached(root, overlay, backend, signature(Path(root)) if Path(root).is_dir() else ())
+
+
+@lru_cache(maxsize=8)
+def _tasks_cached(root: str, overlay: str | None, backend: str,
+                  _signature: object) -> tuple[tuple[Task, ...], tuple[tuple[str, str], ...]]:
     from agentabstain_gym.envs.terminal.native.taskset import load_task_set, runnable
 
     if not Path(root).is_dir():

@@ -107,11 +107,11 @@ def parse(text: str) -> list[Instruction]:
         parts = [raw]
         while _CONTINUATION.search(parts[-1]) and i < len(lines):
             parts[-1] = _CONTINUATION.sub("", parts[-1])
-            nxt = lines[i]
-            i += 1
-            if nxt.strip().startswith("#"):
-                continue
-            parts.append(nxt)
+            while i < len(lines) and (not lines[i].strip() or lines[i].strip().startswith("#")):
+                i += 1  # comment and empty lines inside a continued instruction are dropped, as Docker does
+            if i < len(lines):
+                parts.append(lines[i])
+                i += 1
         joined = " ".join(p.strip() for p in parts)
         for dash, _, word in _HEREDOC.findall(joined):
             body = []

@@ -23,9 +23,31 @@ from agentabstain_gym.envs.terminal.tasks import _EVIDENCE_SENTENCES, _hex, _spl
 NATIVE_MAX_TURNS = 50
 
 
-@lru_cache(maxsize=256)
+_SIGNATURE_FILES = ("task.json", "task.yaml", "task.toml", "instruction.md", "Dockerfile", "docker-compose.yaml",
+                    "run-tests.sh", "solution.sh", "solution.yaml", "environment/Dockerfile", "tests/test.sh")
+
+
+def signature(root: Path) -> tuple[tuple[str, int], ...]:
+    """Modification times of a folder, its subfolders and their task files: a cache key that changes when a task
+    folder is added, removed or edited."""
+    out = []
+    for folder in [root, *sorted(p for p in root.iterdir() if p.is_dir())] if root.is_dir() else []:
+        for path in (folder, *(folder / name for name in _SIGNATURE_FILES)):
+            try:
+                out.append((str(path), path.stat().st_mtime_ns))
+            except OSError:
+                continue
+    return tuple(out)
+
+
 def spec_of(folder: str) -> NativeSpec:
-    """The parsed Terminal-Bench folder (cached: the env looks it up at every reset)."""
+    """The parsed Terminal-Bench folder (cached until one of its files changes: the env looks it up at every
+    reset)."""
+    return _spec(folder, signature(Path(folder)))
+
+
+@lru_cache(maxsize=256)
+def _spec(folder: str, _signature: tuple[tuple[str, int], ...]) -> NativeSpec:
     return load_native(Path(folder))
 
 
@@ -58,11 +80,16 @@ def _variant(base: Task, row: OverlayRow) -> Task:
         grace_turns=row.grace if row.should_abstain else None, evidence=evidence, payload=payload)
 
 
-@lru_cache(maxsize=16)
 def load_task_set(root: str, overlay: str | None = None) -> tuple[Task, ...]:
     """Every task under ``root`` (our folders and Terminal-Bench folders), plus the overlay's variants, sorted by
     id. ``ValueError`` (one line per problem) for an unreadable folder, a duplicate base name or an overlay row
-    naming no task."""
+    naming no task. Cached until a folder or the overlay changes."""
+    overlay_stamp = Path(overlay).stat().st_mtime_ns if overlay is not None and Path(overlay).is_file() else None
+    return _task_set(root, overlay, signature(Path(root)), overlay_stamp)
+
+
+@lru_cache(maxsize=16)
+def _task_set(root: str, overlay: str | None, _signature: object, _overlay_stamp: object) -> tuple[Task, ...]:
     root_path = Path(root)
     ours = list(load_tasks(root_path)) if any(root_path.glob("*/task.json")) else []
     specs = []
