@@ -12,7 +12,7 @@ from typing import Any
 
 TABLE_COLUMNS = (
     ("n_abstain", "N abst", "{:d}"), ("n_solvable", "N solv", "{:d}"), ("absrec@1", "AbsRec@1", "{:.3f}"),
-    ("absrec@5", "AbsRec@5", "{:.3f}"), ("absrec@10", "AbsRec@10", "{:.3f}"), ("spl", "SPL", "{:.3f}"),
+    ("timely_within_grace", "Timely(g)", "{:.3f}"), ("absrec@5", "AbsRec@5", "{:.3f}"), ("absrec@10", "AbsRec@10", "{:.3f}"), ("spl", "SPL", "{:.3f}"),
     ("premature_rate", "Prem", "{:.3f}"), ("over_abstention_rate", "OverAbst", "{:.3f}"),
     ("success_rate", "Success", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"), ("car", "CAR", "{:.3f}"),
 )

@@ -2,7 +2,6 @@
 import json
 import subprocess
 import tempfile
-from pathlib import Path
 
 PROGRAM = "/app/ini2json.py"
 
