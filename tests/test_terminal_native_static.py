@@ -309,3 +309,24 @@ def test_an_overlay_row_must_name_a_task(tmp_path: Path) -> None:
                                                          "instruction": "Summarise it."}) + "\n"))
     with pytest.raises(ValueError, match="dup.jsonl:2: variant 'a' of task 'csv-summary' appears twice"):
         read_overlay(tmp_path / "dup.jsonl")
+
+
+# ----- grace windows on our own task folders ------------------------------------------------------------------------
+
+def test_our_task_folders_may_declare_a_grace_window(tmp_path: Path) -> None:
+    import shutil
+
+    from agentabstain_gym.envs.terminal.tasks import load_tasks, validate_task_folder
+
+    folder = tmp_path / "fruit-count"
+    shutil.copytree(Path(__file__).parent / "data" / "terminal_tasks" / "fruit-count", folder)
+    manifest = json.loads((folder / "task.json").read_text())
+    manifest["variants"]["missing_prerequisite"]["timely_grace_turns"] = 1
+    (folder / "task.json").write_text(json.dumps(manifest))
+    graces = {t.category: t.grace_turns for t in load_tasks(tmp_path)}
+    assert graces == {"original": None, "false_premise_or_contradiction": None, "underspecified_intent": None,
+                      "missing_prerequisite": 1}
+    manifest["variants"]["original"]["timely_grace_turns"] = 2
+    (folder / "task.json").write_text(json.dumps(manifest))
+    assert "task.json: variants.original.timely_grace_turns: an integer >= 0, on a should-abstain variant only" in \
+        validate_task_folder(folder, run_bash=False)
