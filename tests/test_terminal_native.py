@@ -195,3 +195,63 @@ def test_the_unshare_backend_runs_a_whole_episode() -> None:
         assert info["abstention"]["outcome"] == "success"
     finally:
         env.close()
+
+
+def _docker_task(root: Path) -> Path:
+    from agentabstain_gym.envs.terminal.image import image_name
+
+    folder = write_harbor(root, "dk-copy", f"""\
+        FROM {image_name()}
+        WORKDIR /app
+        COPY data.txt /app/data.txt
+        ENV GREETING=hello
+        RUN echo built > /opt/built.txt
+        """, test_sh='ok=0\n[ "$(cat /app/out.txt)" = "hello 3" ] && [ "$(cat /opt/built.txt)" = built ] && ok=1\n'
+                     'echo $ok > /logs/verifier/reward.txt\n',
+        solve='echo "$GREETING $(wc -l < /app/data.txt)" > /app/out.txt\n')
+    (folder / "environment" / "data.txt").write_text("a\nb\nc\n")
+    return folder
+
+
+def test_docker_builds_the_tasks_dockerfile_and_runs_it(tmp_path: Path) -> None:
+    require_backend("docker")
+    from agentabstain_gym.envs.terminal.native.dockerbuild import image_tag
+    from agentabstain_gym.envs.terminal.sandbox.docker import client
+
+    folder = _docker_task(tmp_path)
+    try:
+        assert verify(load_native(folder), "docker") == "ok"
+        env = make(tmp_path, backend="docker")
+        try:
+            reset_to(env, "dk-copy")
+            assert env.step("pwd; id -u; cat /opt/built.txt; echo $GREETING")[0] == \
+                "/app\n0\nbuilt\nhello\n[exit status 0]"
+            for action in oracle_actions(env.task):
+                *_, info = env.step(action)
+            assert info["abstention"]["outcome"] == "success"
+        finally:
+            env.close()
+    finally:
+        c = client()
+        try:
+            c.images.remove(image_tag(load_native(folder)), force=True)
+        finally:
+            c.close()
+
+
+def test_docker_never_pulls_a_missing_base_image(tmp_path: Path) -> None:
+    require_backend("docker")
+    from agentabstain_gym.envs.terminal.native.dockerbuild import build_task_image
+    from agentabstain_gym.envs.terminal.sandbox import SandboxError
+
+    write_tb(tmp_path, "no-base", "FROM abstain-gym-no-such-image:1\nWORKDIR /app\n")
+    _docker_task(tmp_path)
+    with pytest.raises(SandboxError, match="task no-base: base image abstain-gym-no-such-image:1 is not present "
+                                           "locally \\(images are never pulled") as err:
+        build_task_image(load_native(tmp_path / "no-base"))
+    assert "\n" not in str(err.value)
+    with pytest.warns(UserWarning, match="no-base \\(base image\\(s\\) not present locally: "
+                                         "abstain-gym-no-such-image:1"):
+        env = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), backend="docker").unwrapped
+    assert [t.payload["base_id"] for t in env.tasks()] == ["dk-copy"]
+    env.close()

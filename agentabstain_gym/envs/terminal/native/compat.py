@@ -99,6 +99,9 @@ def spec_warnings(spec: NativeSpec) -> list[str]:
                                           and p.stat().st_size < 1_000_000):
         out.append("the tests seem to query a running service or process; the agent's processes are stopped "
                    "before the tests run")
+    if uses_pytest(spec):
+        out.append("docker: the tests run pytest, which the task's image must provide (the checker has no network "
+                   "to install it)")
     if spec.solution is None:
         out.append("no reference solution (solution.sh, solution.yaml or solution/solve.sh)")
     else:

@@ -83,6 +83,9 @@ def make_sandbox(backend: str | None = None, workspace_dir: str | Path | None = 
     if name == "unshare":
         from agentabstain_gym.envs.terminal.sandbox.unshare import UnshareSandbox
         return UnshareSandbox(workspace_dir, limits, hidden_paths, layout)
+    if name == "docker" and layout is not None and layout.native_check:
+        from agentabstain_gym.envs.terminal.sandbox.docker_native import NativeDockerSandbox
+        return NativeDockerSandbox(workspace_dir, limits, hidden_paths, image=image, layout=layout)
     if name == "docker":
         from agentabstain_gym.envs.terminal.sandbox.docker import DockerSandbox
         return DockerSandbox(workspace_dir, limits, hidden_paths, image=image, layout=layout)
