@@ -388,13 +388,31 @@ def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
     return int(given)
 
 
+def terminal_task_kwargs(tasks: str | None, overlay: str | None, env_ids: list[str]) -> dict[str, str]:
+    """``--tasks DIR`` / ``--overlay FILE``: AbstainTerminal-v0 on a folder of task folders (ours or Terminal-Bench's),
+    with an abstention overlay."""
+    if env_ids != ["AbstainTerminal-v0"]:
+        raise UsageError("--tasks and --overlay run task folders on AbstainTerminal-v0; give no other env ids")
+    if tasks is not None and not Path(tasks).is_dir():
+        raise UsageError(f"--tasks {tasks}: no such folder")
+    if overlay is not None and not Path(overlay).is_file():
+        raise UsageError(f"--overlay {overlay}: no such file")
+    kwargs = {"tasks_dir": str(Path(tasks).resolve())} if tasks else {}
+    if overlay:
+        kwargs["overlay"] = str(Path(overlay).resolve())
+    return kwargs
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
     try:
-        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else suite_env_ids(args.suite))
+        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else ["AbstainTerminal-v0"] if args.tasks
+                                     else suite_env_ids(args.suite))
         env_kwargs: dict[str, dict[str, Any]] = {}
+        if args.tasks or args.overlay:
+            env_kwargs["AbstainTerminal-v0"] = terminal_task_kwargs(args.tasks, args.overlay, env_ids)
         if args.pairs:
             if env_ids != ["AbstainTools-v0"]:
                 raise UsageError("--pairs runs a pair file on AbstainTools-v0; give no other env ids")
@@ -632,6 +650,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
+    p.add_argument("--tasks", default=None,
+                   help="AbstainTerminal-v0 on this folder of task folders (ours, or Terminal-Bench's in either layout)")
+    p.add_argument("--overlay", default=None, help="with AbstainTerminal-v0: a JSONL file of abstention variants")
     p.add_argument("--concurrency", type=int, default=None,
                    help="episodes run at once per process, on threads (default 16 when every agent is llm, "
                         "else 1; with --workers, per worker; results do not depend on it)")

@@ -255,3 +255,30 @@ def test_docker_never_pulls_a_missing_base_image(tmp_path: Path) -> None:
         env = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), backend="docker").unwrapped
     assert [t.payload["base_id"] for t in env.tasks()] == ["dk-copy"]
     env.close()
+
+
+def test_eval_runs_a_folder_of_terminal_bench_tasks_with_an_overlay(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    require_backend("bwrap")
+    from agentabstain_gym.cli import main
+    from agentabstain_gym.core.record import read_records
+
+    overlay = tmp_path / "overlay.jsonl"
+    overlay.write_text("".join(json.dumps({"task_name": name, "variant": "ui",
+                                           "instruction_level_category": "underspecified_intent",
+                                           "instruction": "Tidy this up."}) + "\n"
+                               for name in ("csv-summary", "fix-c-build", "log-stats")))
+    out = tmp_path / "records.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["eval", "--tasks", str(HARBOR), "--overlay", str(overlay), "--agent", "always-abstain",
+                     "--split", "train", "--out", str(out), "--quiet"]) == 0
+    records = read_records([out])
+    assert records and {r["env_id"] for r in records} == {"AbstainTerminal-v0"}
+    assert {r["category"] for r in records} <= {"original", "underspecified_intent"}
+    assert all(r["outcome"] == "timely" for r in records if r["should_abstain"])
+    capsys.readouterr()
+    assert main(["eval", "AbstainQA-v0", "--tasks", str(HARBOR)]) == 2
+    assert "--tasks and --overlay run task folders on AbstainTerminal-v0" in capsys.readouterr().err
+    assert main(["eval", "--tasks", str(tmp_path / "nowhere")]) == 2
+    assert "--tasks" in capsys.readouterr().err
