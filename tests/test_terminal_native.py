@@ -282,3 +282,24 @@ def test_eval_runs_a_folder_of_terminal_bench_tasks_with_an_overlay(tmp_path: Pa
     assert "--tasks and --overlay run task folders on AbstainTerminal-v0" in capsys.readouterr().err
     assert main(["eval", "--tasks", str(tmp_path / "nowhere")]) == 2
     assert "--tasks" in capsys.readouterr().err
+
+
+def test_a_pickled_native_episode_continues_and_check_env_passes() -> None:
+    import pickle
+
+    from gymnasium.utils.env_checker import check_env
+
+    env = make(HARBOR)
+    try:
+        reset_to(env, "csv-summary")
+        env.step("echo kept > note.txt")
+        clone = pickle.loads(pickle.dumps(env))
+        try:
+            assert clone.step("cat /app/note.txt; pwd")[0] == "kept\n/app\n[exit status 0]"
+        finally:
+            clone.close()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # check_env makes the env again: the sample folder's skip warning
+            check_env(env, skip_render_check=True)
+    finally:
+        env.close()

@@ -197,6 +197,7 @@ class AbstainTerminalEnv(AbstainEnv):
         self._task_list = _tasks_in(str(self.tasks_dir), self._overlay_key(), self.backend)[0]
         if self._task is not None and not self._done:
             self._start(self._task)
+            self._elapsed = 0.0  # the replay spends the time budget again, from zero
             for command in self._commands:
                 self._run(command)
 
