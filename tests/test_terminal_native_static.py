@@ -330,3 +330,19 @@ def test_our_task_folders_may_declare_a_grace_window(tmp_path: Path) -> None:
     (folder / "task.json").write_text(json.dumps(manifest))
     assert "task.json: variants.original.timely_grace_turns: an integer >= 0, on a should-abstain variant only" in \
         validate_task_folder(folder, run_bash=False)
+
+
+def test_dockerignore_and_links_out_of_the_context_are_respected(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "main.py").write_text("m")
+    (tmp_path / "app" / "secret.env").write_text("s")
+    (tmp_path / "app" / "keep.env").write_text("k")
+    (tmp_path / "app" / "cache").mkdir()
+    (tmp_path / "app" / "cache" / "blob").write_text("b")
+    (tmp_path / ".dockerignore").write_text("# comment\n**/*.env\n!app/keep.env\napp/cache\n")
+    (tmp_path / "app" / "escape").symlink_to("/etc/hostname")
+    plan = build_plan("FROM x\nCOPY . /srv/\n", tmp_path)
+    dests = sorted(f.dest for s in plan.steps for f in s.files)
+    assert "/srv/app/main.py" in dests and "/srv/app/keep.env" in dests
+    assert not any(d.endswith(("secret.env", "blob", "/escape")) for d in dests)
+    assert plan.problems == ["Dockerfile line 2: app/escape links outside the build context"]

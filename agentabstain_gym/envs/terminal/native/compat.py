@@ -89,6 +89,8 @@ def host_reasons(spec: NativeSpec) -> list[str]:
 def spec_warnings(spec: NativeSpec) -> list[str]:
     """What runs but may differ from Terminal-Bench, and what stops the reference solution from running here."""
     out = list(spec.notes) + list(spec.plan.notes)
+    if spec.workdir is None and spec.plan.workdir in ("", "/"):
+        out.append(f"no WORKDIR: the agent starts in {workdir_of(spec)}")
     if spec.same_shell:
         out.append("run_tests_in_same_shell: the tests run in a fresh process here, so they do not see the agent's "
                    "shell variables, aliases or directory")

@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentabstain_gym.envs.terminal.native.dockerfile import FileEntry, classify, simple_commands
+from agentabstain_gym.envs.terminal.native.commands import classify, simple_commands
+from agentabstain_gym.envs.terminal.native.dockerfile import FileEntry
 from agentabstain_gym.envs.terminal.native.folders import HARBOR, NativeSpec
 from agentabstain_gym.envs.terminal.native.host import shim_prelude
 from agentabstain_gym.envs.terminal.sandbox import Sandbox, SandboxError, SandboxLayout
