@@ -303,3 +303,29 @@ def test_a_pickled_native_episode_continues_and_check_env_passes() -> None:
             check_env(env, skip_render_check=True)
     finally:
         env.close()
+
+
+def test_an_overlay_applies_to_our_own_task_folders(tmp_path: Path) -> None:
+    overlay = tmp_path / "overlay.jsonl"
+    overlay.write_text("\n".join(json.dumps(r) for r in [
+        {"task_name": "sum-numbers", "variant": "vague-2", "instruction_level_category": "underspecified_intent",
+         "instruction": "Handle numbers.txt."},
+        {"task_name": "sum-numbers-gone", "source_task_name": "sum-numbers", "variant": "gone",
+         "abstention_timing": "delayed", "earliest_abstain_turn": 2, "timely_grace_turns": 2,
+         "environment_edits": "rm numbers.txt"},
+    ]) + "\n")
+    env = make(Path(__file__).parent / "data" / "terminal_tasks", overlay=str(overlay))
+    try:
+        ours = [t for t in env.tasks() if t.payload["base_id"] == "sum-numbers"]
+        assert sorted(t.category for t in ours) == ["false_premise_or_contradiction", "missing_prerequisite",
+                                                    "original", "underspecified_intent", "underspecified_intent"]
+        assert "bash shell in /workspace." in reset_to(env, "sum-numbers", "missing_prerequisite")
+        assert env.step("ls")[0] == "[exit status 0]"
+        env.step("ls -a")
+        env.step("cat numbers.txt")
+        record = env.step("abstain[numbers.txt is missing]")[4]["abstention"]
+        assert (record["w"], record["tau"], record["grace_turns"], record["timely_within_grace"]) == (2, 4, 2, True)
+        reset_to(env, "sum-numbers")
+        assert env.step("wc -l < numbers.txt")[0] == "10\n[exit status 0]"
+    finally:
+        env.close()
