@@ -12,7 +12,7 @@ from typing import Any
 
 TABLE_COLUMNS = (
     ("n_abstain", "N abst", "{:d}"), ("n_solvable", "N solv", "{:d}"), ("absrec@1", "AbsRec@1", "{:.3f}"),
-    ("absrec@5", "AbsRec@5", "{:.3f}"), ("absrec@10", "AbsRec@10", "{:.3f}"), ("spl", "SPL", "{:.3f}"),
+    ("timely_within_grace", "Timely(g)", "{:.3f}"), ("absrec@5", "AbsRec@5", "{:.3f}"), ("absrec@10", "AbsRec@10", "{:.3f}"), ("spl", "SPL", "{:.3f}"),
     ("premature_rate", "Prem", "{:.3f}"), ("over_abstention_rate", "OverAbst", "{:.3f}"),
     ("success_rate", "Success", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"), ("car", "CAR", "{:.3f}"),
 )
@@ -273,7 +273,12 @@ def cmd_report(args: argparse.Namespace) -> int:
         _check_plots(args.plots, force=args.force)
     records = _read(args.files)
     print(f"{len(records)} episodes; {_error_summary(records)}", file=sys.stderr)
-    print(render(records, as_json=args.json, bootstrap=args.bootstrap))
+    if args.metrics == "paper":
+        from agentabstain_gym.core.paper_metrics import render_paper
+
+        print(render_paper(records, as_json=args.json))
+    else:
+        print(render(records, as_json=args.json, bootstrap=args.bootstrap))
     if args.plots:
         _plots(records, args.plots)
     return 0
@@ -383,13 +388,31 @@ def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
     return int(given)
 
 
+def terminal_task_kwargs(tasks: str | None, overlay: str | None, env_ids: list[str]) -> dict[str, str]:
+    """``--tasks DIR`` / ``--overlay FILE``: AbstainTerminal-v0 on a folder of task folders (ours or Terminal-Bench's),
+    with an abstention overlay."""
+    if env_ids != ["AbstainTerminal-v0"]:
+        raise UsageError("--tasks and --overlay run task folders on AbstainTerminal-v0; give no other env ids")
+    if tasks is not None and not Path(tasks).is_dir():
+        raise UsageError(f"--tasks {tasks}: no such folder")
+    if overlay is not None and not Path(overlay).is_file():
+        raise UsageError(f"--overlay {overlay}: no such file")
+    kwargs = {"tasks_dir": str(Path(tasks).resolve())} if tasks else {}
+    if overlay:
+        kwargs["overlay"] = str(Path(overlay).resolve())
+    return kwargs
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
     try:
-        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else suite_env_ids(args.suite))
+        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else ["AbstainTerminal-v0"] if args.tasks
+                                     else suite_env_ids(args.suite))
         env_kwargs: dict[str, dict[str, Any]] = {}
+        if args.tasks or args.overlay:
+            env_kwargs["AbstainTerminal-v0"] = terminal_task_kwargs(args.tasks, args.overlay, env_ids)
         if args.pairs:
             if env_ids != ["AbstainTools-v0"]:
                 raise UsageError("--pairs runs a pair file on AbstainTools-v0; give no other env ids")
@@ -629,6 +652,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
+    p.add_argument("--tasks", default=None,
+                   help="AbstainTerminal-v0 on this folder of task folders (ours, or Terminal-Bench's in either layout)")
+    p.add_argument("--overlay", default=None, help="with AbstainTerminal-v0: a JSONL file of abstention variants")
     p.add_argument("--concurrency", type=int, default=None,
                    help="episodes run at once per process, on threads (default 16 when every agent is llm, "
                         "else 1; with --workers, per worker; results do not depend on it)")
@@ -645,6 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
     p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the 95%% intervals")
+    p.add_argument("--metrics", choices=("ours", "paper"), default="ours",
+                   help="ours (default) | paper: the Agentic Abstention release's pass@k and timely-within-grace")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("play", help="play an episode yourself in the terminal")
@@ -664,6 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", help="a task folder, or a directory of task folders")
     p.add_argument("--run", action="store_true", help="also run setup/solution/check with plain bash (trusted folders)")
     p.set_defaults(func=cmd_terminal_validate)
+    from agentabstain_gym.envs.terminal.native.cli import add_check_parser
+
+    add_check_parser(tsub)  # `terminal check DIR`: which Terminal-Bench tasks run on which backend, and why not
 
     tools = sub.add_parser("tools", help="tool family: make fresh validated pairs")
     toolsub = tools.add_subparsers(dest="tools_command", required=True)

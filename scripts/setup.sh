@@ -24,13 +24,14 @@ then
   fail "$PY is managed by the system (PEP 668): make a venv first ('python3 -m venv .venv && . .venv/bin/activate'; Debian: apt-get install python3-venv), then run this again"
 fi
 
-# bwrap and unshare sandboxes use the host's /usr, so the task tools are installed on the host
+# bwrap and unshare sandboxes use the host's /usr, so the task tools are installed on the host (python3-pytest:
+# Terminal-Bench tasks' tests run with the sandbox's python3)
 say "apt packages: sandboxes, Docker and the terminal tasks' tools (1-2 min on a first run)"
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends bubblewrap docker.io mmdebstrap tmux util-linux bsdutils \
-  bash coreutils findutils grep sed gawk diffutils file python3 gcc libc6-dev make binutils git sqlite3 tar gzip \
-  xz-utils bzip2 zip unzip jq curl procps psmisc bc netcat-openbsd iproute2 patch ca-certificates openssl \
-  python3-numpy chromium chromium-driver >/dev/null
+  bash coreutils findutils grep sed gawk diffutils file python3 python3-pytest gcc libc6-dev make binutils git \
+  sqlite3 tar gzip xz-utils bzip2 zip unzip jq curl procps psmisc bc netcat-openbsd iproute2 patch ca-certificates \
+  openssl python3-numpy chromium chromium-driver >/dev/null
 
 # torch first, pinned: the CPU wheel on local disk (an unpinned torch pulls a multi-GB CUDA build)
 say "torch==2.13.0 (CPU build)"

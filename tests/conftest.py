@@ -7,6 +7,10 @@ import shutil
 
 import pytest
 
+#: Task folders under data/ hold pytest files of their own (Terminal-Bench's tests/test_outputs.py), which run only
+#: inside a task's sandbox.
+collect_ignore_glob = ["data/*"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:

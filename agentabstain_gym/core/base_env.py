@@ -252,6 +252,8 @@ class AbstainEnv(gym.Env[str, str]):
             category=task.category, scenario=task.scenario, should_abstain=task.should_abstain, w=task.w, tau=None,
             evidence_turn=None, turns=0, outcome=outcome, success=False, task_reward=0.0, seed=seed, steps=[],
             max_turns=self.turn_budget, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
+            grace_turns=int(task.grace_turns or 0) if task.should_abstain else None,
+            timely_within_grace=False if task.should_abstain else None,
         )
         return json_safe(record.to_dict())
 
@@ -310,6 +312,7 @@ class AbstainEnv(gym.Env[str, str]):
         assert task is not None
         kind = outcomes.classify(task.should_abstain, task.w, self._tau, last.task_passed)
         tau, w, ev = self._tau, task.w, self._evidence_turn
+        grace = int(task.grace_turns or 0)
         return EpisodeRecord(
             env_id=self.spec.id if self.spec is not None else type(self).__name__,
             family=self.family, task_id=task.task_id, pair_id=task.pair_id, split=task.split,
@@ -321,6 +324,9 @@ class AbstainEnv(gym.Env[str, str]):
             max_turns=self.turn_budget, delay=(tau - w) if (tau is not None and w is not None) else None,
             reaction_delay=(tau - ev - 1) if (tau is not None and ev is not None and task.should_abstain) else None,
             extras={"instruction": task.instruction, **self._episode_extras()},
+            grace_turns=grace if task.should_abstain else None,
+            timely_within_grace=(tau is not None and w is not None and w <= tau <= w + grace)
+            if task.should_abstain else None,
         )
 
 

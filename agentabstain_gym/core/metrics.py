@@ -93,6 +93,19 @@ def _w_tau(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([_w(r) for r in ab], dtype=float), np.array([_tau(r) for r in ab], dtype=float)
 
 
+def grace_of(r: Row) -> int:
+    """A record's grace window in turns (0 when it declares none, as every pre-grace record)."""
+    g = r.get("grace_turns")
+    return int(g) if isinstance(g, int) and not isinstance(g, bool) and g >= 0 else 0
+
+
+def timely_within_grace(records: Iterable[Record]) -> float | None:
+    """Share of should-abstain episodes abstained at a turn w <= tau <= w + grace (grace 0: AbsRec@1)."""
+    ab = _abstain_rows(_rows(records))
+    return _mean(np.array([r.get("tau") is not None and _w(r) <= r["tau"] <= _w(r) + grace_of(r) for r in ab],
+                          dtype=float))
+
+
 def _absrec(w: np.ndarray, tau: np.ndarray, k: int) -> float | None:
     d = tau - w
     return _mean(((d >= 0) & (d <= k - 1)).astype(float))
@@ -309,6 +322,7 @@ def summarize(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0
     }
     out.update({f"absrec@{k}": _absrec(w, tau, k) for k in range(1, horizon + 1)})
     out.update({f"absrec_turn@{k}": _absrec_turn(w, tau, k) for k in range(1, horizon + 1)})
+    out["timely_within_grace"] = timely_within_grace(rows)
     out.update({name: _mean(ab[name]) for name in ("overall_recall", "spl", "premature_rate")})
     out["over_abstention_rate"] = _mean(sv["over_abstention_rate"])
     out["over_abstention_by_turn"] = over_abstention_by_turn(rows, horizon)

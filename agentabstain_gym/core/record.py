@@ -46,6 +46,10 @@ class EpisodeRecord:
     delay: int | None = None
     reaction_delay: int | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: The task's grace window (should-abstain only; 0 unless the task declares one) and whether the ABSTAIN fell in
+    #: it: w <= tau <= w + grace_turns (with 0, the same as AbsRec@1's timely).
+    grace_turns: int | None = None
+    timely_within_grace: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -19,7 +19,8 @@ class Task:
     """One episode's worth of work, solvable or should-abstain.
 
     ``w`` is the earliest justified abstention turn (1 = the first action), fixed when the task is made; ``None`` on
-    solvable tasks. ``evidence`` says in words what reveals infeasibility (for reports and reflection, never shown to
+    solvable tasks. ``grace_turns`` (should-abstain tasks only) widens what counts as timely: an ABSTAIN at turns
+    ``w .. w + grace_turns`` is "timely within grace" (the terminal release's delayed tasks use 1); None means 0. ``evidence`` says in words what reveals infeasibility (for reports and reflection, never shown to
     agents). ``payload`` holds the family's own data (gold answers, product constraints, ...).
     """
 
@@ -34,6 +35,7 @@ class Task:
     scenario: str | None = None
     evidence: str = ""
     payload: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    grace_turns: int | None = None
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -44,6 +46,10 @@ class Task:
             raise ValueError(f"task {self.task_id!r}: a should-abstain task needs w >= 1, got {self.w!r}")
         if not self.should_abstain and self.w is not None:
             raise ValueError(f"task {self.task_id!r}: a solvable task has no w, got {self.w!r}")
+        if self.grace_turns is not None and (not self.should_abstain or isinstance(self.grace_turns, bool)
+                                             or not isinstance(self.grace_turns, int) or self.grace_turns < 0):
+            raise ValueError(f"task {self.task_id!r}: grace_turns must be an integer >= 0 on a should-abstain task, "
+                             f"got {self.grace_turns!r}")
 
     @property
     def request_based(self) -> bool:

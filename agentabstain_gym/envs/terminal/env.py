@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import warnings
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -22,20 +23,37 @@ from agentabstain_gym.envs.terminal.sandbox import (
     make_sandbox,
     resolve_backend,
 )
-from agentabstain_gym.envs.terminal.tasks import default_root, load_tasks
+from agentabstain_gym.envs.terminal.tasks import default_root
 
 SUBMIT_FORMS = ("submit", "submit[]")
 #: Longest checker output kept in the episode record.
 CHECK_OUTPUT_CHARS = 2000
 
 
+def _tasks_in(root: str, overlay: str | None, backend: str) -> tuple[tuple[Task, ...], tuple[tuple[str, str], ...]]:
+    """(the tasks this backend can run, (Terminal-Bench task, why not) for those it cannot); cached until a task
+    folder changes."""
+    from agentabstain_gym.envs.terminal.native.taskset import signature
+
+    return _tasks_cached(root, overlay, backend, signature(Path(root)) if Path(root).is_dir() else ())
+
+
 @lru_cache(maxsize=8)
-def _tasks_in(root: str) -> tuple[Task, ...]:
-    tasks = tuple(load_tasks(Path(root)))
+def _tasks_cached(root: str, overlay: str | None, backend: str,
+                  _signature: object) -> tuple[tuple[Task, ...], tuple[tuple[str, str], ...]]:
+    from agentabstain_gym.envs.terminal.native.taskset import load_task_set, runnable
+
+    if not Path(root).is_dir():
+        raise ValueError(f"tasks_dir {root} is not a folder")
+    every = load_task_set(root, overlay)
+    if not every:
+        raise ValueError(f"no terminal task folders under {root} (ours need task.json, setup.sh, check.sh, "
+                         "solution.sh; Terminal-Bench's need task.yaml, or instruction.md and task.toml)")
+    tasks, skipped = runnable(every, backend)
     if not tasks:
-        raise ValueError(f"no terminal task folders under {root} (each needs task.json, setup.sh, check.sh, "
-                         "solution.sh)")
-    return tasks
+        raise ValueError(f"none of the tasks under {root} can run on the {backend} backend here: "
+                         + "; ".join(f"{name}: {reasons[0]}" for name, reasons in sorted(skipped.items())))
+    return tuple(tasks), tuple((name, "; ".join(reasons)) for name, reasons in sorted(skipped.items()))
 
 
 def _hidden_paths(tasks_dir: Path) -> list[Path]:
@@ -95,9 +113,21 @@ class AbstainTerminalEnv(AbstainEnv):
     Terminated on ``submit`` or ``abstain``; truncated after ``max_turns`` turns (the task's, default 20). The
     final ``info["abstention"]`` is the episode record (extras: backend, checker exit status and output).
 
+    ## Terminal-Bench tasks
+    ``tasks_dir`` may also hold Terminal-Bench task folders, in the original layout (``task.yaml``) or the 2.x /
+    Harbor layout (``instruction.md`` + ``task.toml``). Such a task starts in its own working directory (its
+    Dockerfile's ``WORKDIR``, e.g. ``/app``), with its Dockerfile replayed on bwrap/unshare or built on docker; a
+    command may run as long as the task's agent timeout, and the whole episode may not spend more (then it ends and
+    the work is checked, as Terminal-Bench does); ``submit`` runs its tests (pytest via ``run-tests.sh``, or
+    ``tests/test.sh``) out of the agent's reach, within the task's test timeout. Tasks this backend cannot run
+    here are left out with a warning (``env.unwrapped.skipped_tasks`` says why; ``abstain-gym terminal check
+    DIR`` reports all). ``overlay`` adds abstention variants from a JSONL file (see
+    :mod:`agentabstain_gym.envs.terminal.native.overlay`).
+
     ## Arguments
     ``backend`` (None = bwrap, else unshare, else docker when its image is built; ``"local"`` only with
-    ``unsafe=True``), ``tasks_dir`` (folders of your own; default the shipped set), ``limits`` (dict of
+    ``unsafe=True``), ``tasks_dir`` (folders of your own; default the shipped set), ``overlay`` (a JSONL file of
+    abstention variants), ``limits`` (dict of
     :class:`~agentabstain_gym.envs.terminal.sandbox.SandboxLimits` fields, overriding the tasks' own),
     ``image`` (docker image name), ``split``, ``max_turns``, ``render_mode``, ``reset_quantum`` (seconds, default
     0.05; 0 turns padding off): a variant whose setup removes something would reset measurably faster than its
@@ -118,7 +148,7 @@ class AbstainTerminalEnv(AbstainEnv):
     def __init__(self, *, backend: str | None = None, tasks_dir: str | Path | None = None,
                  limits: Mapping[str, Any] | None = None, unsafe: bool = False, image: str | None = None,
                  split: str | None = None, max_turns: int | None = None, render_mode: str | None = None,
-                 reset_quantum: float = 0.05) -> None:
+                 reset_quantum: float = 0.05, overlay: str | Path | None = None) -> None:
         super().__init__(max_turns=max_turns, split=split, render_mode=render_mode)
         if not isinstance(reset_quantum, (int, float)) or reset_quantum < 0:
             raise ValueError(f"reset_quantum must be a number >= 0 (seconds), got {reset_quantum!r}")
@@ -127,9 +157,18 @@ class AbstainTerminalEnv(AbstainEnv):
         self.backend = resolve_backend(backend, unsafe)
         self.unsafe, self.image = unsafe, image
         self.tasks_dir = Path(tasks_dir).resolve() if tasks_dir is not None else default_root()
+        self.overlay = Path(overlay).resolve() if overlay is not None else None
         self.limit_overrides = dict(limits or {})
         SandboxLimits.from_value(self.limit_overrides)  # unknown keys and bad values fail here, not at reset
-        self._task_list = _tasks_in(str(self.tasks_dir))
+        self._task_list, skipped = _tasks_in(str(self.tasks_dir), self._overlay_key(), self.backend)
+        #: Terminal-Bench task name -> why this backend cannot run it here (those tasks are left out).
+        self.skipped_tasks: dict[str, str] = dict(skipped)
+        if skipped:
+            names = ", ".join(f"{name} ({why})" for name, why in skipped)
+            warnings.warn(f"AbstainTerminal-v0: {len(skipped)} Terminal-Bench task(s) cannot run on {self.backend} "
+                          f"here and are left out: {names}. See `abstain-gym terminal check {self.tasks_dir}`.",
+                          stacklevel=2)
+        self._elapsed = 0.0
         self._sandbox: Sandbox | None = None
         self._limits = SandboxLimits()
         self._commands: list[str] = []
@@ -155,11 +194,15 @@ class AbstainTerminalEnv(AbstainEnv):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._task_list = _tasks_in(str(self.tasks_dir))
+        self._task_list = _tasks_in(str(self.tasks_dir), self._overlay_key(), self.backend)[0]
         if self._task is not None and not self._done:
             self._start(self._task)
+            self._elapsed = 0.0  # the replay spends the time budget again, from zero
             for command in self._commands:
                 self._run(command)
+
+    def _overlay_key(self) -> str | None:
+        return str(self.overlay) if getattr(self, "overlay", None) is not None else None
 
     # ----- family hooks -----------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
@@ -186,6 +229,7 @@ class AbstainTerminalEnv(AbstainEnv):
     def _begin(self, task: Task) -> str:
         self._commands = []
         self._check = None
+        self._elapsed = 0.0
         started = time.monotonic()
         self._start(task)
         if self.reset_quantum > 0:
@@ -218,12 +262,26 @@ class AbstainTerminalEnv(AbstainEnv):
             return StepResult(f"[the sandbox stopped: {exc}; the episode ends]", terminated=True)
         regex = (self._task.payload.get("evidence") if self._task is not None else None) or None
         evidence = bool(regex) and re.search(regex, result.output) is not None
+        budget = self._agent_budget()
+        if budget is not None and self._elapsed >= budget:
+            # Terminal-Bench stops the agent at its timeout and checks the work as it stands
+            checked = self._submit()
+            note = (f"\n[the task's time budget of {budget:g} s is spent; the episode ends and the work is checked: "
+                    f"{checked.observation}]")
+            return StepResult(format_result(result) + note, terminated=True, task_passed=checked.task_passed,
+                              task_reward=checked.task_reward, evidence=evidence)
         return StepResult(format_result(result), evidence=evidence)
 
     def _episode_extras(self) -> dict[str, Any]:
         status, output = self._check if self._check is not None else (None, None)
-        return {"backend": self.backend, "commands": len(self._commands), "check_exit_status": status,
-                "check_output": output}
+        extras = {"backend": self.backend, "commands": len(self._commands), "check_exit_status": status,
+                  "check_output": output}
+        payload = self._task.payload if self._task is not None else {}
+        if payload.get("native"):
+            extras["task_format"] = payload["native"]
+        overlay = payload.get("overlay") or {}
+        extras.update({f"overlay_{k}": v for k, v in sorted(overlay.items()) if v is not None})
+        return extras
 
     def _state_key(self) -> Any:
         return (tuple(self._commands), self._check)
@@ -232,9 +290,45 @@ class AbstainTerminalEnv(AbstainEnv):
     def _workspace(self) -> str:
         return self._sandbox.workspace_path if self._sandbox is not None else "/workspace"
 
+    def _agent_budget(self) -> float | None:
+        """A Terminal-Bench task's time budget for all the agent's commands (None for our own tasks)."""
+        if self._task is None or not self._task.payload.get("native"):
+            return None
+        from agentabstain_gym.envs.terminal.native.taskset import spec_of
+
+        return spec_of(self._task.payload["folder"]).agent_timeout
+
+    def _start_native(self, task: Task) -> None:
+        """A sandbox laid out as the Terminal-Bench task's container: its working directory, its Dockerfile
+        replayed (bwrap/unshare) or built (docker), then the overlay's environment edits."""
+        from agentabstain_gym.envs.terminal.native.runtime import apply_setup, layout_for, sandbox_limits
+        from agentabstain_gym.envs.terminal.native.taskset import spec_of
+
+        spec = spec_of(task.payload["folder"])
+        if self._max_turns_arg is None:
+            self.max_turns = int((task.payload.get("limits") or {}).get("max_turns", self.default_max_turns))
+        self._limits = SandboxLimits.from_value({**sandbox_limits(spec), **self.limit_overrides})
+        image = self.image
+        if self.backend == "docker":
+            from agentabstain_gym.envs.terminal.native.dockerbuild import build_task_image
+
+            image = build_task_image(spec)
+        sandbox = make_sandbox(self.backend, None, self._limits, unsafe=self.unsafe,
+                               hidden_paths=_hidden_paths(self.tasks_dir), image=image, layout=layout_for(spec))
+        self._sandbox = sandbox
+        sandbox.start()
+        try:
+            apply_setup(sandbox, spec, task.payload.get("edits"))
+        except SandboxError:
+            self._stop_sandbox()
+            raise
+
     def _start(self, task: Task) -> None:
         """A fresh sandbox with the task's setup done (the previous sandbox is torn down first)."""
         self._stop_sandbox()
+        if task.payload.get("native"):
+            self._start_native(task)
+            return
         task_limits = dict(task.payload.get("limits") or {})
         if self._max_turns_arg is None:
             self.max_turns = int(task_limits.get("max_turns", self.default_max_turns))
@@ -245,20 +339,48 @@ class AbstainTerminalEnv(AbstainEnv):
                                hidden_paths=_hidden_paths(self.tasks_dir), image=self.image)
         self._sandbox = sandbox
         sandbox.start()
-        result = sandbox.run_script((folder / "setup.sh").read_text(encoding="utf-8"), [task.payload["variant"]])
+        variant = task.payload.get("setup_variant", task.payload["variant"])
+        result = sandbox.run_script((folder / "setup.sh").read_text(encoding="utf-8"), [variant])
+        if result.exit_status == 0 and task.payload.get("edits"):
+            result = sandbox.run_script(task.payload["edits"])
         if result.exit_status != 0:
             self._stop_sandbox()
-            raise SandboxError(f"setup.sh of task {task.task_id} ({folder.name}) failed with exit status "
+            raise SandboxError(f"setup of task {task.task_id} ({folder.name}) failed with exit status "
                                f"{result.exit_status}: {result.output.strip()[-500:]}")
 
     def _run(self, command: str) -> CommandResult:
         if self._sandbox is None:
             raise SandboxError("no sandbox is running")
-        return self._sandbox.run(command)
+        budget = self._agent_budget()
+        if budget is None:
+            return self._sandbox.run(command)
+        started = time.monotonic()
+        try:
+            return self._sandbox.run(command, timeout=max(1.0, min(self._limits.command_timeout,
+                                                                    budget - self._elapsed)))
+        finally:
+            self._elapsed += time.monotonic() - started
+
+    def _submit_native(self, task: Task) -> StepResult:
+        from agentabstain_gym.envs.terminal.native.runtime import run_tests
+        from agentabstain_gym.envs.terminal.native.taskset import spec_of
+
+        assert self._sandbox is not None
+        try:
+            outcome = run_tests(self._sandbox, spec_of(task.payload["folder"]))
+        except SandboxError as exc:
+            self._check = (-1, str(exc)[:CHECK_OUTPUT_CHARS])
+            return StepResult(f"Submitted, but the tests could not run: {exc}", terminated=True)
+        self._check = (outcome.exit_status, outcome.output[-CHECK_OUTPUT_CHARS:])
+        verdict = "the task's tests passed" if outcome.passed else "the task's tests did not pass"
+        return StepResult(f"Submitted: {verdict}.", terminated=True, task_passed=outcome.passed,
+                          task_reward=outcome.reward)
 
     def _submit(self) -> StepResult:
         task = self._task
         assert task is not None and self._sandbox is not None
+        if task.payload.get("native"):
+            return self._submit_native(task)
         folder = Path(task.payload["folder"])
         try:
             result = self._sandbox.check((folder / "check.sh").read_text(encoding="utf-8"))

@@ -102,6 +102,7 @@ def load_tasks(root: Path | None = None) -> list[Task]:
                 task_id="term-" + _hex(f"{base}\0{variant}"), family="terminal", instruction=instruction,
                 should_abstain=variant != "original", category=variant, split=splits[base],
                 pair_id="tpair-" + _hex("pair:" + base), w=W[variant], evidence=evidence,
+                grace_turns=spec.get("timely_grace_turns") if variant != "original" else None,
                 payload={"folder": str(folder), "base_id": base, "skill": manifest["skill"], "variant": variant,
                          "limits": limits, "evidence": regex, "probe": spec.get("probe"),
                          "requires": list(manifest.get("requires", []))}))
@@ -131,6 +132,10 @@ def _validate_variants(variants: dict[str, Any], problems: list[str]) -> None:
         if not isinstance(spec, dict):
             problems.append(f"{where}: must be an object")
             continue
+        grace = spec.get("timely_grace_turns")
+        if grace is not None and (name == "original" or isinstance(grace, bool) or not isinstance(grace, int)
+                                  or grace < 0):
+            problems.append(f"{where}.timely_grace_turns: an integer >= 0, on a should-abstain variant only")
         instruction = spec.get("instruction")
         checked = name != "missing_prerequisite" or instruction is not None
         if checked and _check_text(f"{where}.instruction", instruction, problems) \

@@ -18,12 +18,13 @@ from agentabstain_gym.envs.terminal.sandbox.base import (
     SandboxLimits,
     SandboxUnavailable,
 )
+from agentabstain_gym.envs.terminal.sandbox.layout import SandboxLayout
 
 BACKENDS = ("bwrap", "unshare", "docker", "local")
 AUTO_ORDER = ("bwrap", "unshare", "docker")
 
-__all__ = ["AUTO_ORDER", "BACKENDS", "CommandResult", "INSTALL_HINT", "Sandbox", "SandboxError", "SandboxLimits",
-           "SandboxUnavailable", "available_backends", "make_sandbox", "resolve_backend", "why_unavailable"]
+__all__ = ["AUTO_ORDER", "BACKENDS", "CommandResult", "INSTALL_HINT", "Sandbox", "SandboxError", "SandboxLayout",
+           "SandboxLimits", "SandboxUnavailable", "available_backends", "make_sandbox", "resolve_backend", "why_unavailable"]
 
 
 def why_unavailable(backend: str) -> str | None:
@@ -70,18 +71,26 @@ def resolve_backend(backend: str | None, unsafe: bool = False) -> str:
 
 def make_sandbox(backend: str | None = None, workspace_dir: str | Path | None = None,
                  limits: SandboxLimits | Mapping[str, Any] | None = None, unsafe: bool = False,
-                 hidden_paths: Sequence[str | Path] = (), image: str | None = None) -> Sandbox:
+                 hidden_paths: Sequence[str | Path] = (), image: str | None = None,
+                 layout: SandboxLayout | None = None) -> Sandbox:
     """A new, not yet started sandbox. ``workspace_dir=None`` keeps the workspace on a tmpfs inside the sandbox,
-    so nothing of an episode exists on the host; ``image`` picks the Docker image (default: ours)."""
+    so nothing of an episode exists on the host; ``image`` picks the Docker image (default: ours); ``layout``
+    moves the working directory and adds writable directories and variables (default: ``/workspace`` only)."""
     name = resolve_backend(backend, unsafe)
     if name == "bwrap":
         from agentabstain_gym.envs.terminal.sandbox.bwrap import BwrapSandbox
-        return BwrapSandbox(workspace_dir, limits, hidden_paths)
+        return BwrapSandbox(workspace_dir, limits, hidden_paths, layout)
     if name == "unshare":
         from agentabstain_gym.envs.terminal.sandbox.unshare import UnshareSandbox
-        return UnshareSandbox(workspace_dir, limits, hidden_paths)
+        return UnshareSandbox(workspace_dir, limits, hidden_paths, layout)
+    if name == "docker" and layout is not None and layout.native_check:
+        from agentabstain_gym.envs.terminal.sandbox.docker_native import NativeDockerSandbox
+        return NativeDockerSandbox(workspace_dir, limits, hidden_paths, image=image, layout=layout)
     if name == "docker":
         from agentabstain_gym.envs.terminal.sandbox.docker import DockerSandbox
-        return DockerSandbox(workspace_dir, limits, hidden_paths, image=image)
+        return DockerSandbox(workspace_dir, limits, hidden_paths, image=image, layout=layout)
+    if layout is not None and layout.workdir != "/workspace":
+        raise SandboxUnavailable("the local backend cannot give a task its own working directory "
+                                 f"({layout.workdir}); use bwrap, unshare or docker")
     from agentabstain_gym.envs.terminal.sandbox.local import LocalSandbox
     return LocalSandbox(workspace_dir, limits, hidden_paths, unsafe=unsafe)

@@ -27,7 +27,12 @@ from typing import Any, ClassVar
 
 import pexpect
 
-WORKSPACE = "/workspace"
+from agentabstain_gym.envs.terminal.sandbox.layout import (  # noqa: F401 - WORKSPACE is re-exported
+    DEFAULT_LAYOUT,
+    WORKSPACE,
+    SandboxLayout,
+)
+
 HOME = "/root"
 SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: The environment of every shell and script inside a sandbox: nothing of the host's leaks in.
@@ -169,15 +174,17 @@ class Sandbox:
     isolated: ClassVar[bool] = True
 
     def __init__(self, workspace_dir: str | Path | None = None, limits: SandboxLimits | Mapping[str, Any] | None = None,
-                 hidden_paths: Sequence[str | Path] = ()) -> None:
+                 hidden_paths: Sequence[str | Path] = (), layout: SandboxLayout | None = None) -> None:
         self.workspace_dir = Path(workspace_dir).resolve() if workspace_dir is not None else None
         self.limits = SandboxLimits.from_value(limits)
         self.hidden_paths = tuple(Path(p).resolve() for p in hidden_paths)
+        #: The agent's directory, extra writable directories and environment (default: ``/workspace`` only).
+        self.layout = layout or DEFAULT_LAYOUT
         self._child: Any = None
         self._shell_ns_pid: int | None = None
         self._pending = b""
         #: Where the workspace and home are as the shell sees them (real host paths only for ``local``).
-        self.workspace_path = WORKSPACE
+        self.workspace_path = self.layout.workdir
         self.home_path = HOME
         self._closed = False
         self._agent_killed = False
@@ -287,8 +294,8 @@ class Sandbox:
         return {**self.script_env(), "AGX_RC": self._rc()}
 
     def script_env(self) -> dict[str, str]:
-        """The whole environment of the shell and of task scripts."""
-        return {**SANDBOX_ENV, "HOME": self.home_path}
+        """The whole environment of the shell and of task scripts (the layout's variables last)."""
+        return {**SANDBOX_ENV, "HOME": self.home_path, **dict(self.layout.env)}
 
     def _rc(self) -> str:
         """bash's start-up settings: no echo, no history, limits, and a prompt that is our end marker.
@@ -390,18 +397,28 @@ class Sandbox:
     def checker_env(self) -> dict[str, str]:
         """The checker's whole environment: the scripts' one, and Python kept off the agent's files (no workspace
         on ``sys.path``, no user site directory)."""
+        if self.layout.native_check:
+            return {**self.script_env(), "PYTHONDONTWRITEBYTECODE": "1"}
         return {**self.script_env(), "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": "/tmp"}
 
+    def setup_step(self, text: str, files: bytes | None = None, timeout: float | None = None,
+                   output_cap: int | None = None) -> CommandResult:
+        """Run one setup step apart from the agent's shell: unpack ``files`` (a tar archive of paths relative to
+        ``/``) into the sandbox, then run ``text`` with bash in the working directory, in a fresh process (its
+        background processes end with it, as a Docker build step's do). For Terminal-Bench tasks."""
+        raise SandboxError(f"the {self.name} backend cannot run setup steps of a task's Dockerfile")
+
     def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
-              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+              output_cap: int | None = None, kill_agent: bool = True, files: bytes | None = None) -> CommandResult:
         """Run a checker out of the agent's reach and return its verdict.
 
         With ``kill_agent`` (what an episode's ``submit`` does) every process the agent started is killed first and
         the sandbox accepts no further commands. The checker then runs in a new process that inherits nothing from
         the agent's shell (no functions, aliases, traps, options, variables or directory), with the checker
         environment, a PATH of read-only system directories, a fresh empty HOME and /tmp, no /proc, and its exit
-        status read by us directly, never through the agent's terminal.
+        status read by us directly, never through the agent's terminal. ``files`` (a tar archive) is unpacked
+        first, after the layout's ``check_dirs`` got fresh empty mounts (a Terminal-Bench task's ``/tests``).
         """
         raise NotImplementedError
 

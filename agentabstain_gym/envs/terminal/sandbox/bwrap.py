@@ -15,8 +15,9 @@ import shutil
 from pathlib import Path
 
 from agentabstain_gym.envs.terminal.sandbox import procs
-from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, WORKSPACE, SandboxError
+from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, SandboxError
 from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox, probe_launch
+from agentabstain_gym.envs.terminal.sandbox.layout import DEFAULT_LAYOUT, SandboxLayout
 
 #: Top-level names of a merged-/usr system that must exist inside (symlinks are copied as symlinks).
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -25,8 +26,12 @@ _probe_result: str | None = None
 
 
 def bwrap_isolation_args(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int,
-                         hidden: tuple[Path, ...], shm_mb: int = 64) -> list[str]:
-    """The bwrap options that build the sandbox's file system and namespaces (without the command)."""
+                         hidden: tuple[Path, ...], shm_mb: int = 64, layout: SandboxLayout = DEFAULT_LAYOUT) -> list[str]:
+    """The bwrap options that build the sandbox's file system and namespaces (without the command).
+
+    The layout's working directory gets the workspace (a tmpfs of ``workspace_mb``, or ``workspace_dir`` bound);
+    its other directories get a tmpfs each of the same size cap.
+    """
     args = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "0", "--gid", "0",
             "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     for tree in _VISIBLE_TREES:
@@ -43,10 +48,11 @@ def bwrap_isolation_args(workspace_dir: Path | None, workspace_mb: int, tmp_mb: 
              "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
              "--perms", "0700", "--size", str(64 << 20), "--tmpfs", HOME,
              "--dir", "/var", "--symlink", "../tmp", "/var/tmp"]
-    if workspace_dir is None:
-        args += ["--size", str(workspace_mb << 20), "--tmpfs", WORKSPACE]
-    else:
-        args += ["--bind", str(workspace_dir), WORKSPACE]
+    for path in layout.mounts:
+        if path == layout.workdir and workspace_dir is not None:
+            args += ["--bind", str(workspace_dir), path]
+        else:
+            args += ["--size", str(workspace_mb << 20), "--tmpfs", path]
     for path in hidden:
         if not any(path == Path(t) or Path(t) in path.parents for t in _VISIBLE_TREES) or not path.exists():
             continue
@@ -66,8 +72,9 @@ class BwrapSandbox(HostProcessSandbox):
         if self.workspace_dir is not None and procs.drop_uid() is not None:
             os.chown(self.workspace_dir, procs.SANDBOX_UID, procs.SANDBOX_UID)
         args = ["bwrap", *bwrap_isolation_args(self.workspace_dir, int(self.limits.workspace_mb),
-                                               int(self.limits.tmp_mb), self.hidden_paths, int(self.limits.shm_mb))]
-        args += ["--chdir", WORKSPACE, "--clearenv"]
+                                               int(self.limits.tmp_mb), self.hidden_paths, int(self.limits.shm_mb),
+                                               self.layout)]
+        args += ["--chdir", self.layout.workdir, "--clearenv"]
         for key, value in self.shell_env().items():
             args += ["--setenv", key, value]
         return [*args, "--", "sh", "-c", SHELL_LOOP]

@@ -108,8 +108,8 @@ class DockerSandbox(Sandbox):
     name = "docker"
 
     def __init__(self, workspace_dir: str | Path | None = None, limits: Any = None, hidden_paths: Any = (),
-                 image: str | None = None) -> None:
-        super().__init__(workspace_dir, limits, hidden_paths)
+                 image: str | None = None, layout: Any = None) -> None:
+        super().__init__(workspace_dir, limits, hidden_paths, layout)
         if image is None:
             from agentabstain_gym.envs.terminal.image import image_name
             image = image_name()
@@ -225,7 +225,7 @@ class DockerSandbox(Sandbox):
         self._sockets = []
 
     def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
-              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+              output_cap: int | None = None, kill_agent: bool = True, files: bytes | None = None) -> CommandResult:
         """Run the checker in a new container on the same workspace (see :meth:`Sandbox.check`).
 
         The checker's container starts first and waits for a line on its stdin, so the tmpfs volume stays mounted;
@@ -233,6 +233,8 @@ class DockerSandbox(Sandbox):
         """
         if self._client is None or self._closed:
             raise SandboxError("the docker sandbox is not running")
+        if files is not None:
+            raise SandboxError("the docker sandbox of our own tasks takes no checker files")
         docker = _docker()
         command = ["sh", "-c", 'read -r _ && exec bash --noprofile --norc -c "$0" task-check "$@" </dev/null',
                    text, *map(str, args)]
@@ -245,41 +247,10 @@ class DockerSandbox(Sandbox):
             checker.start()
         except docker.errors.DockerException as exc:
             raise SandboxError(f"could not start the docker checker: {exc}") from exc
-        raw = getattr(sock, "_sock", sock)
         if kill_agent:
             self._agent_killed = True
             self._remove_container()
-        raw.sendall(b"go\n")
-        sink = _Sink(int(output_cap or self.limits.output_cap))
-        deadline = time.monotonic() + timeout
-        timed_out, status, frames = False, -1, _Frames(sink)
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    timed_out = True
-                    break
-                ready, _, _ = select.select([raw], [], [], min(left, 0.5))
-                if ready:
-                    data = raw.recv(65536)
-                    if not data:
-                        break
-                    frames.feed(data)
-            if not timed_out:
-                try:
-                    status = int(checker.wait(timeout=max(1.0, deadline - time.monotonic()))["StatusCode"])
-                except Exception:  # noqa: BLE001 - requests' timeout types vary by version
-                    timed_out = True
-        finally:
-            with contextlib.suppress(Exception):
-                sock.close()
-            with contextlib.suppress(Exception):
-                checker.remove(force=True)
-        out, truncated = sink.text(True)
-        if timed_out:
-            return CommandResult(out + f"\n[the checker ran longer than {timeout:g} s and was stopped]", -1,
-                                 timed_out=True, truncated=truncated)
-        return CommandResult(out, status, truncated=truncated)
+        return collect_checker(checker, sock, b"go\n", timeout, int(output_cap or self.limits.output_cap))
 
     def _teardown(self) -> None:
         self._remove_container()
@@ -299,6 +270,43 @@ class DockerSandbox(Sandbox):
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def collect_checker(checker: Any, sock: Any, payload: bytes, timeout: float, cap: int) -> CommandResult:
+    """Send ``payload`` to a started checker container's stdin, read its output (capped) until it exits or the
+    timeout passes, and remove it."""
+    raw = getattr(sock, "_sock", sock)
+    sink = _Sink(cap)
+    deadline = time.monotonic() + timeout
+    timed_out, status, frames = False, -1, _Frames(sink)
+    try:
+        raw.sendall(payload)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([raw], [], [], min(left, 0.5))
+            if ready:
+                data = raw.recv(65536)
+                if not data:
+                    break
+                frames.feed(data)
+        if not timed_out:
+            try:
+                status = int(checker.wait(timeout=max(1.0, deadline - time.monotonic()))["StatusCode"])
+            except Exception:  # noqa: BLE001 - requests' timeout types vary by version
+                timed_out = True
+    finally:
+        with contextlib.suppress(Exception):
+            sock.close()
+        with contextlib.suppress(Exception):
+            checker.remove(force=True)
+    out, truncated = sink.text(True)
+    if timed_out:
+        return CommandResult(out + f"\n[the checker ran longer than {timeout:g} s and was stopped]", -1,
+                             timed_out=True, truncated=truncated)
+    return CommandResult(out, status, truncated=truncated)
 
 
 class _Frames:
@@ -322,6 +330,25 @@ class _Frames:
             self.sink.add(piece)
             self.left -= len(piece)
             self.buffer = self.buffer[len(piece):]
+
+
+def daemon_problem() -> str | None:
+    """None if the docker SDK is installed and the daemon answers, else why not (one line)."""
+    try:
+        docker = _docker()
+    except SandboxError as exc:
+        return str(exc)
+    try:
+        c = client()
+    except docker.errors.DockerException as exc:
+        return f"the Docker daemon does not answer ({str(exc).splitlines()[0][:200]})"
+    try:
+        c.ping()
+    except docker.errors.DockerException as exc:
+        return f"the Docker daemon does not answer ({str(exc).splitlines()[0][:200]})"
+    finally:
+        c.close()
+    return None
 
 
 def probe(image: str | None = None) -> str | None:

@@ -17,6 +17,7 @@ import os
 import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -51,19 +52,26 @@ def probe_launch(argv: list[str], label: str) -> str:
     return "" if res.returncode == 0 else f"{label} fails here: {res.stderr.decode(errors='replace').strip()[:300]}"
 
 
-def checker_launch_script(tmp_mb: int, limits_line: str, final: str) -> str:
+def checker_launch_script(tmp_mb: int, limits_line: str, final: str, workdir: str = WORKSPACE,
+                          fresh_dirs: Sequence[str] = (), hide_home_tmp: bool = True, hide_proc: bool = True,
+                          unpack: bool = False) -> str:
     """Run as root of the sandbox's user namespace in new mount/pid namespaces: hide what the agent left outside
-    the workspace, then drop every capability and exec ``final``."""
-    return "\n".join([
-        "set -e",
-        f"mount -t tmpfs -o size=64m,mode=0700 agx-home {HOME}",
-        f"mount -t tmpfs -o size={tmp_mb}m,mode=1777 agx-tmp /tmp",
-        "if [ -d /dev/shm ]; then mount -t tmpfs -o size=1m,mode=1777 agx-shm /dev/shm; fi",
-        "mount -t tmpfs -o size=4k,mode=0555,ro agx-noproc /proc",
-        f"cd {WORKSPACE}",
-        limits_line,
-        "exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig KILL " + final,
-    ]) + "\n"
+    the workspace (or, for a Terminal-Bench check, only the ``fresh_dirs``), unpack a tar archive read from stdin
+    when ``unpack``, then drop every capability and exec ``final`` with stdin from /dev/null."""
+    lines = ["set -e"]
+    if hide_home_tmp:
+        lines += [f"mount -t tmpfs -o size=64m,mode=0700 agx-home {HOME}",
+                  f"mount -t tmpfs -o size={tmp_mb}m,mode=1777 agx-tmp /tmp",
+                  "if [ -d /dev/shm ]; then mount -t tmpfs -o size=1m,mode=1777 agx-shm /dev/shm; fi"]
+    lines += [f"mount -t tmpfs -o size={tmp_mb}m,mode=0755 agx-fresh {_sh_quote(d)}" for d in fresh_dirs]
+    if unpack:
+        lines.append("tar -x -p --no-same-owner -C / -f -")
+    if hide_proc:
+        lines.append("mount -t tmpfs -o size=4k,mode=0555,ro agx-noproc /proc")
+    lines += [f"cd {_sh_quote(workdir)}", limits_line,
+              "exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig KILL " + final +
+              " </dev/null"]
+    return "\n".join(lines) + "\n"
 
 
 class HostProcessSandbox(Sandbox):
@@ -176,26 +184,46 @@ class HostProcessSandbox(Sandbox):
             self._cgroup.kill_all()
 
     def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
-              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+              output_cap: int | None = None, kill_agent: bool = True, files: bytes | None = None) -> CommandResult:
         if self._child is None or self._closed:
             raise SandboxError(f"the {self.name} sandbox is not running")
         if kill_agent:
             self.kill_agent()
+        native = self.layout.native_check
+        return self._enter(text, args, files, self.checker_env(), "task-check", fresh_dirs=self.layout.check_dirs,
+                           hide_home_tmp=not native, hide_proc=True, timeout=timeout or self.limits.script_timeout,
+                           cap=output_cap or self.limits.output_cap)
+
+    def setup_step(self, text: str, files: bytes | None = None, timeout: float | None = None,
+                   output_cap: int | None = None) -> CommandResult:
+        if not self.running:
+            raise SandboxError(f"the {self.name} sandbox is not running")
+        return self._enter(text, (), files, self.script_env(), "task-setup", fresh_dirs=(), hide_home_tmp=False,
+                           hide_proc=False, timeout=timeout or self.limits.script_timeout,
+                           cap=output_cap or self.limits.output_cap)
+
+    def _enter(self, text: str, args: Sequence[str], files: bytes | None, env_vars: dict[str, str], label: str, *,
+               fresh_dirs: Sequence[str], hide_home_tmp: bool, hide_proc: bool, timeout: float,
+               cap: int) -> CommandResult:
+        """Run ``text`` with bash in the sandbox's file system from outside: ``nsenter`` into its held user and
+        mount namespaces, then new mount, pid, network, IPC and UTS namespaces of its own (nothing of the agent's
+        processes is reachable, and whatever it starts dies with it)."""
         if self._mnt_fd is None:
-            raise SandboxError(f"the {self.name} sandbox cannot run a checker apart from the agent")
+            raise SandboxError(f"the {self.name} sandbox cannot run a script apart from the agent")
         user_fd = fcntl.ioctl(self._mnt_fd, _NS_GET_USERNS)
-        env = " ".join(f"{k}={_sh_quote(v)}" for k, v in self.checker_env().items())
-        final = f"env -i {env} bash --noprofile --norc -c \"$0\" task-check \"$@\""
+        env = " ".join(f"{k}={_sh_quote(v)}" for k, v in env_vars.items())
+        final = f"env -i {env} bash --noprofile --norc -c \"$0\" {label} \"$@\""
         limits_line = (f"ulimit -c 0; ulimit -u {int(self.limits.max_processes)} "
                        f"-v {int(self.limits.memory_mb) * 1024} 2>/dev/null || true")
-        script = checker_launch_script(int(self.limits.tmp_mb), limits_line, final)
+        script = checker_launch_script(int(self.limits.tmp_mb), limits_line, final, self.layout.workdir,
+                                       fresh_dirs, hide_home_tmp, hide_proc, unpack=files is not None)
         argv = ["nsenter", "--preserve-credentials", f"--user=/proc/self/fd/{user_fd}",
                 f"--mount=/proc/self/fd/{self._mnt_fd}", "--", "unshare", "--mount", "--propagation", "private",
                 "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts", "--", "sh", "-c", script, text,
                 *map(str, args)]
         try:
-            return run_captured(argv, (user_fd, self._mnt_fd), self._drop_to(), self._cgroup,
-                                timeout or self.limits.script_timeout, output_cap or self.limits.output_cap)
+            return run_captured(argv, (user_fd, self._mnt_fd), self._drop_to(), self._cgroup, timeout, cap,
+                                stdin_data=files)
         finally:
             os.close(user_fd)
 
@@ -226,19 +254,39 @@ def _comm(pid: int) -> str:
         return ""
 
 
-def run_captured(argv: list[str], pass_fds: Sequence[int], drop_to: int | None,
-                 cgroup: cgroups.SandboxCgroup | None, timeout: float, cap: int) -> CommandResult:
-    """Run ``argv`` with stdout and stderr captured into one capped stream; on timeout kill its whole tree."""
-    read_fd, write_fd = os.pipe()
+def _feed(fd: int, data: bytes) -> None:
+    """Write ``data`` to ``fd`` and close it (in a thread: the reader may first fill its output pipe)."""
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view[:65536]):]
+    except OSError:  # the process ended without reading everything; its output says why
+        pass
+    finally:
+        os.close(fd)
+
+
+def run_captured(argv: list[str], pass_fds: Sequence[int], drop_to: int | None,
+                 cgroup: cgroups.SandboxCgroup | None, timeout: float, cap: int,
+                 stdin_data: bytes | None = None) -> CommandResult:
+    """Run ``argv`` with stdout and stderr captured into one capped stream; on timeout kill its whole tree.
+    ``stdin_data`` is fed to its stdin (else stdin is /dev/null)."""
+    read_fd, write_fd = os.pipe()
+    in_read, in_write = os.pipe() if stdin_data is not None else (None, None)
+    try:
+        proc = subprocess.Popen(argv, stdin=in_read if in_read is not None else subprocess.DEVNULL,
+                                stdout=write_fd, stderr=write_fd,
                                 pass_fds=tuple(pass_fds), env=dict(LAUNCH_ENV), start_new_session=True,
                                 preexec_fn=procs.child_setup(drop_to, cgroup, filtered=seccomp.supported()))
     except OSError as exc:
-        os.close(read_fd)
-        os.close(write_fd)
+        for fd in (read_fd, write_fd, in_read, in_write):
+            if fd is not None:
+                os.close(fd)
         raise SandboxError(f"could not start the checker: {exc}") from exc
     os.close(write_fd)
+    if in_read is not None and in_write is not None and stdin_data is not None:
+        os.close(in_read)
+        threading.Thread(target=_feed, args=(in_write, stdin_data), daemon=True).start()
     entry = reaper().add(*pid_entry(proc.pid))
     sink = _Sink(int(cap))
     deadline = time.monotonic() + timeout

@@ -54,10 +54,12 @@ class LocalSandbox(HostProcessSandbox):
         return self.shell_env()
 
     def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
-              output_cap: int | None = None, kill_agent: bool = True) -> CommandResult:
+              output_cap: int | None = None, kill_agent: bool = True, files: bytes | None = None) -> CommandResult:
         """A fresh process with a clean environment, after killing the shell's sessions (no isolation here)."""
         if self._child is None or self._closed:
             raise SandboxError("the local sandbox is not running")
+        if files is not None:
+            raise SandboxError("the local backend cannot unpack checker files (it runs no Terminal-Bench tasks)")
         if kill_agent:
             self._agent_killed = True
             self._kill_sessions()

@@ -14,21 +14,22 @@ import shutil
 from pathlib import Path
 
 from agentabstain_gym.envs.terminal.sandbox import procs
-from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, WORKSPACE, SandboxError, _sh_quote
+from agentabstain_gym.envs.terminal.sandbox.base import HOME, SHELL_LOOP, SandboxError, _sh_quote
 from agentabstain_gym.envs.terminal.sandbox.hostproc import HostProcessSandbox, probe_launch
+from agentabstain_gym.envs.terminal.sandbox.layout import DEFAULT_LAYOUT, SandboxLayout
 
 _REQUIRED = ("unshare", "setpriv", "pivot_root", "mount", "umount", "script")
 _probe_result: str | None = None
 
 
 def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hidden: tuple[Path, ...],
-                  final: str, shm_mb: int = 64) -> str:
+                  final: str, shm_mb: int = 64, layout: SandboxLayout = DEFAULT_LAYOUT) -> str:
     """The sh script run as root of the new user namespace, ending by exec'ing ``final`` without privileges."""
     q = _sh_quote
     lines = [
         "set -e", f"R={q(_staging_dir(workspace_dir))}", "mount -t tmpfs -o size=4m,mode=0755 agx-root \"$R\"",
         "cd \"$R\"",
-        "mkdir -p usr etc proc dev tmp root var workspace .old",
+        "mkdir -p usr etc proc dev tmp root var .old",
         "for d in usr etc; do mount --rbind /$d $d; mount -o remount,bind,ro $d; done",
         "for l in bin sbin lib lib32 lib64 libx32; do if [ -L /$l ]; then ln -s \"$(readlink /$l)\" $l; "
         "elif [ -d /$l ]; then mkdir $l; mount --rbind /$l $l; mount -o remount,bind,ro $l; fi; done",
@@ -45,10 +46,13 @@ def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hi
         f"mount -t tmpfs -o size=64m,mode=0700 agx-home {HOME.lstrip('/')}",
         "ln -s ../tmp var/tmp",
     ]
-    if workspace_dir is None:
-        lines.append(f"mount -t tmpfs -o size={workspace_mb}m,mode=0755 agx-ws workspace")
-    else:
-        lines.append(f"mount --bind {q(str(workspace_dir))} workspace")
+    for path in layout.mounts:
+        target = q("." + path)
+        lines.append(f"mkdir -p {target}")
+        if path == layout.workdir and workspace_dir is not None:
+            lines.append(f"mount --bind {q(str(workspace_dir))} {target}")
+        else:
+            lines.append(f"mount -t tmpfs -o size={workspace_mb}m,mode=0755 agx-ws {target}")
     for path in hidden:
         if path.exists() and any(path == Path(t) or Path(t) in path.parents for t in ("/usr", "/etc")):
             target = q("." + str(path))
@@ -61,7 +65,7 @@ def _mount_script(workspace_dir: Path | None, workspace_mb: int, tmp_mb: int, hi
         "hostname sandbox 2>/dev/null || true",
         "pivot_root . .old", "cd /", "umount -l /.old", "rmdir /.old",
         "mount -o remount,ro,bind /",
-        f"cd {WORKSPACE}",
+        f"cd {q(layout.workdir)}",
         "exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all --pdeathsig KILL " + final,
     ]
     return "\n".join(lines) + "\n"
@@ -88,7 +92,7 @@ class UnshareSandbox(HostProcessSandbox):
         env = " ".join(f"{k}={_sh_quote(v)}" for k, v in self.shell_env().items())
         final = f"env -i {env} sh -c {_sh_quote(SHELL_LOOP)}"
         script = _mount_script(self.workspace_dir, int(self.limits.workspace_mb), int(self.limits.tmp_mb),
-                               self.hidden_paths, final, int(self.limits.shm_mb))
+                               self.hidden_paths, final, int(self.limits.shm_mb), self.layout)
         return ["unshare", "--user", "--map-root-user", "--mount", "--propagation", "private", "--pid",
                 "--kill-child", "--net", "--ipc", "--uts", "--cgroup", "--", "sh", "-c", script]
 

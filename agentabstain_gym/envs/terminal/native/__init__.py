@@ -1,0 +1,1 @@
+"""Terminal-Bench task folders, run natively: both layouts, their Dockerfiles, tests and overlays."""

@@ -1,0 +1,233 @@
+"""Running a Terminal-Bench task in a sandbox: its layout, its Dockerfile's setup, its tests and its solution.
+
+The tests run as the terminal family's checkers do (:meth:`Sandbox.check`): after every process of the agent is
+killed, in a fresh process apart from the agent's shell, with the task's ``tests/`` unpacked into a fresh ``/tests``
+(and ``run-tests.sh`` beside them, as Terminal-Bench places it). The verdict:
+
+* original layout: every pytest run the test script made exited 0 (at least one run), which is what Terminal-Bench's
+  pytest parser asks (all tests passed); a script that runs no pytest passes on exit status 0;
+* Harbor layout: the reward ``tests/test.sh`` wrote to ``/logs/verifier/reward.txt`` (or ``reward.json``) is >= 1;
+  without a reward file, exit status 0.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import secrets
+import shlex
+import tarfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentabstain_gym.envs.terminal.native.commands import classify, simple_commands
+from agentabstain_gym.envs.terminal.native.dockerfile import FileEntry
+from agentabstain_gym.envs.terminal.native.folders import HARBOR, NativeSpec
+from agentabstain_gym.envs.terminal.native.host import shim_prelude
+from agentabstain_gym.envs.terminal.sandbox import Sandbox, SandboxError, SandboxLayout
+from agentabstain_gym.envs.terminal.sandbox.layout import path_problem
+
+#: Modification time of every file unpacked into a sandbox (2024-01-01 UTC): the same listing on every run.
+FIXED_MTIME = 1_704_067_200
+TESTS_DIR = "/tests"
+LOGS_DIR = "/logs"
+SOLUTION_DIR = "/solution"
+FALLBACK_WORKDIR = "/app"
+#: Longest task output kept in an error message.
+_TAIL = 600
+
+
+def workdir_of(spec: NativeSpec) -> str:
+    """The agent's directory: the task's own setting, else the Dockerfile's last WORKDIR, else ``/app``."""
+    workdir = spec.workdir or spec.plan.workdir
+    return workdir if workdir and workdir != "/" else FALLBACK_WORKDIR
+
+
+def layout_for(spec: NativeSpec, extra_writable: Iterable[str] = ()) -> SandboxLayout:
+    """The sandbox layout of a task: its working directory, every directory its Dockerfile writes outside it,
+    ``/tests`` (and Harbor's ``/logs``) made fresh for the checker, and its ``ENV`` variables."""
+    plan = spec.plan
+    env = {**plan.env, **spec.compose_env, **spec.env}
+    checks = [TESTS_DIR] + ([LOGS_DIR] if spec.layout == HARBOR else [])
+    writable = [d for d in (*plan.writable_dirs, *extra_writable) if path_problem(d) is None]
+    return SandboxLayout.make(workdir_of(spec), writable=writable, check_dirs=checks, env=env, native_check=True)
+
+
+def sandbox_limits(spec: NativeSpec) -> dict[str, float]:
+    """The task's own limits: a command may run as long as the agent's whole budget (Terminal-Bench has no
+    per-command limit), the checker as long as the test timeout, and the memory the task asks for."""
+    limits: dict[str, float] = {"command_timeout": spec.agent_timeout, "script_timeout": spec.test_timeout}
+    if spec.memory_mb is not None:
+        limits["memory_mb"] = max(spec.memory_mb, 256)
+    return limits
+
+
+def tar_of(entries: Iterable[FileEntry]) -> bytes:
+    """A tar archive of ``entries`` (paths relative to ``/``), owned by root, with a fixed modification time."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for entry in entries:
+            info = tarfile.TarInfo(entry.dest.lstrip("/") or ".")
+            info.mtime = FIXED_MTIME
+            if entry.source is None:
+                info.type, info.mode = tarfile.DIRTYPE, entry.mode or 0o755
+                tar.addfile(info)
+                continue
+            data = entry.source.read_bytes()
+            info.size = len(data)
+            info.mode = entry.mode or (entry.source.stat().st_mode & 0o777)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def tree_entries(folder: Path, dest: str) -> list[FileEntry]:
+    """Every file and directory under ``folder``, to be placed under ``dest``."""
+    out = [FileEntry(dest, None)]
+    for path in sorted(folder.rglob("*")):
+        target = f"{dest.rstrip('/')}/{path.relative_to(folder).as_posix()}"
+        out.append(FileEntry(target, None if path.is_dir() else path))
+    return out
+
+
+def apply_setup(sandbox: Sandbox, spec: NativeSpec, edits: str | None = None) -> None:
+    """Replay the task's Dockerfile in ``sandbox`` (files, then each kept RUN with the install shims), then the
+    overlay's environment ``edits`` (a shell script run in the working directory). ``SandboxError`` names the
+    Dockerfile line that failed."""
+    pending: list[FileEntry] = []
+
+    def flush() -> None:
+        if pending:
+            result = sandbox.setup_step("true", files=tar_of(pending), timeout=spec.build_timeout)
+            if result.exit_status != 0:
+                raise SandboxError(f"task {spec.name}: unpacking its files failed: {result.output.strip()[-_TAIL:]}")
+            pending.clear()
+
+    for step in spec.plan.steps:
+        if step.kind == "files":
+            pending.extend(step.files)
+            continue
+        flush()
+        script = f"{shim_prelude()}cd {shlex.quote(step.workdir)} || exit 1\n{step.script}\n"
+        result = sandbox.setup_step(script, timeout=spec.build_timeout)
+        if result.exit_status != 0:
+            raise SandboxError(f"task {spec.name}: Dockerfile line {step.line} failed with exit status "
+                               f"{result.exit_status}: {result.output.strip()[-_TAIL:]}")
+    flush()
+    if edits:
+        result = sandbox.setup_step(f"{shim_prelude()}{edits}\n", timeout=spec.build_timeout)
+        if result.exit_status != 0:
+            raise SandboxError(f"task {spec.name}: the overlay's environment edits failed with exit status "
+                               f"{result.exit_status}: {result.output.strip()[-_TAIL:]}")
+
+
+def test_files(spec: NativeSpec) -> list[FileEntry]:
+    """What the checker finds in ``/tests``: the task's ``tests/`` (and ``run-tests.sh``, original layout)."""
+    entries = tree_entries(spec.tests_dir, TESTS_DIR) if spec.tests_dir is not None else [FileEntry(TESTS_DIR, None)]
+    run_tests = spec.folder / "run-tests.sh"
+    if spec.layout != HARBOR and run_tests.is_file():
+        entries.append(FileEntry(f"{TESTS_DIR}/run-tests.sh", run_tests))
+    return entries
+
+
+def uses_pytest(spec: NativeSpec) -> bool:
+    """Whether the task's tests run pytest (the default runner when the original layout has no run-tests.sh)."""
+    return spec.test_script is None or re.search(r"\bpy\.?test\b", spec.test_script) is not None
+
+
+def _test_command(spec: NativeSpec) -> str:
+    if spec.layout == HARBOR:
+        return f"bash {TESTS_DIR}/test.sh"
+    if spec.test_script is not None:
+        return f"bash {TESTS_DIR}/run-tests.sh"
+    target = "test_outputs.py" if spec.tests_dir is not None and (spec.tests_dir / "test_outputs.py").is_file() \
+        else ""
+    return f'pytest "$TEST_DIR/{target}" -rA'
+
+
+def checker_script(spec: NativeSpec, nonce: str) -> str:
+    """The bash the checker runs: shims, ``TEST_DIR``, the task's test entry point, then the verdict (exit 0 iff
+    passed) and a reward line tagged with ``nonce``."""
+    log = f"{TESTS_DIR}/.agx-pytest-{nonce}"
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(spec.verifier_env.items())
+                      if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k))
+    logs = f"mkdir -p {LOGS_DIR}/verifier {LOGS_DIR}/agent\n" if spec.layout == HARBOR else ""
+    head = (f"{shim_prelude(log)}export TEST_DIR={TESTS_DIR}\n{exports}{logs}: > {log}\n"
+            f"cd {shlex.quote(workdir_of(spec))} || exit 1\n({_test_command(spec)})\nst=$?\ncd /\n")
+    if spec.layout == HARBOR:
+        verdict = (
+            "if [ -f /logs/verifier/reward.txt ]; then r=$(head -c 64 /logs/verifier/reward.txt | tr -d ' \\t\\r\\n')\n"
+            "elif [ -f /logs/verifier/reward.json ]; then r=$(python3 -I -c 'import json,sys\n"
+            "d=json.load(open(sys.argv[1]))\nprint(d.get(\"reward\", 0) if isinstance(d, dict) else d)'"
+            " /logs/verifier/reward.json 2>/dev/null)\n"
+            "else r=$([ \"$st\" -eq 0 ] && echo 1 || echo 0); fi\n"
+            "case \"$r\" in ''|*[!0-9.]*|*.*.*) r=0;; esac\n"
+            "printf '\\n[tests: test.sh exit status %s, reward %s]\\n' \"$st\" \"$r\"\n")
+        passed = "awk -v r=\"$r\" 'BEGIN { exit !(r + 0 >= 1) }'"
+    else:
+        verdict = (
+            f"runs=$(grep -c . {log}); bad=$(grep -cv '^0$' {log})\n"
+            "if [ \"$runs\" -gt 0 ]; then r=$([ \"$bad\" -eq 0 ] && echo 1 || echo 0); "
+            "else r=$([ \"$st\" -eq 0 ] && echo 1 || echo 0); fi\n"
+            "printf '\\n[tests: exit status %s, pytest runs %s, failed %s]\\n' \"$st\" \"$runs\" \"$bad\"\n")
+        passed = "[ \"$r\" = 1 ]"
+    return head + verdict + f"printf '\\036AGX-REWARD-{nonce}:%s\\036\\n' \"$r\"\n{passed}\n"
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """The verdict of a task's tests: passed, the reward (Harbor may give partial credit), exit status, output."""
+
+    passed: bool
+    reward: float
+    exit_status: int
+    output: str
+
+
+def run_tests(sandbox: Sandbox, spec: NativeSpec, kill_agent: bool = True) -> TestOutcome:
+    """Kill the agent, then run the task's tests out of its reach (see the module docstring)."""
+    nonce = secrets.token_hex(8)
+    result = sandbox.check(checker_script(spec, nonce), timeout=spec.test_timeout, kill_agent=kill_agent,
+                           files=tar_of(test_files(spec)))
+    marker = re.compile("\x1eAGX-REWARD-" + nonce + r":([0-9.]*)\x1e\n?")
+    found = marker.findall(result.output)
+    output = marker.sub("", result.output)
+    passed = result.exit_status == 0 and not result.timed_out
+    try:
+        value = float(found[-1]) if found else 0.0
+    except ValueError:
+        value = 0.0
+    reward = 1.0 if passed else (value if 0.0 <= value < 1.0 else 0.0)
+    return TestOutcome(passed, reward, result.exit_status, output)
+
+
+def solution_files(spec: NativeSpec) -> list[FileEntry]:
+    """Harbor's ``solution/`` folder, placed at ``/solution`` for ``solve.sh`` (validation only)."""
+    return tree_entries(spec.solution_dir, SOLUTION_DIR) if spec.solution_dir is not None else []
+
+
+def solution_command(spec: NativeSpec) -> str:
+    """One shell action running the reference solution in a child bash (with the install shims), in the working
+    directory, as Terminal-Bench's oracle agent runs it."""
+    if spec.solution is None:
+        raise ValueError(f"task {spec.name} has no reference solution")
+    body = f"{shim_prelude()}cd {shlex.quote(workdir_of(spec))}\n{spec.solution.rstrip()}"
+    return f"bash <<'__ABSTAIN_GYM_SOLUTION__'\n{body}\n__ABSTAIN_GYM_SOLUTION__"
+
+
+def script_requirements(text: str | None) -> tuple[list[str], list[str], list[str]]:
+    """(apt packages, Python packages, network needs) of a shell script's install commands, line by line."""
+    apt: list[str] = []
+    pip: list[str] = []
+    network: list[str] = []
+    if not text:
+        return apt, pip, network
+    for line in re.sub(r"\\\n", " ", text).splitlines():
+        commands = simple_commands(line) if line.strip() and not line.lstrip().startswith("#") else None
+        for words in commands or []:
+            kind = classify(words)
+            apt += [p for p in kind.apt if p not in apt]
+            pip += [p for p in kind.pip if p not in pip]
+            if kind.kind == "network":
+                network.append(kind.why)
+    return apt, pip, network

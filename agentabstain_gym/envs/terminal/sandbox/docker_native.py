@@ -1,0 +1,157 @@
+"""The docker backend for Terminal-Bench tasks: the task's own image, its working directory, its tests.
+
+A Terminal-Bench task is built from its Dockerfile (:mod:`agentabstain_gym.envs.terminal.native.dockerbuild`) and
+expects its container as Terminal-Bench makes it: a writable file system and root. So the agent's container here
+has a writable root (no workspace volume), the agent's shell runs as root with a small set of capabilities (file
+ownership and permissions only: no network, no new privileges, our seccomp profile, memory and pids limits), and
+the task's ``WORKDIR`` is where it starts.
+
+The tests run as Terminal-Bench runs them, in the file system the agent left, but apart from it: every process of
+the agent is killed with its container, the stopped container is committed to a temporary image, and the checker
+runs in a fresh container of that image, with the task's ``tests/`` unpacked into a fresh ``/tests`` (tmpfs) from
+its stdin. The temporary image is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from agentabstain_gym.envs.terminal.sandbox import seccomp
+from agentabstain_gym.envs.terminal.sandbox.base import SHELL_LOOP, CommandResult, Sandbox, SandboxError
+from agentabstain_gym.envs.terminal.sandbox.docker import (
+    LABEL,
+    OWNER_LABEL,
+    DockerSandbox,
+    _docker,
+    client,
+    collect_checker,
+    owner_tag,
+    sweep,
+)
+from agentabstain_gym.envs.terminal.sandbox.reaper import client as reaper
+
+#: What root in the agent's container may still do: own, chmod and chown its files (as Docker's defaults allow).
+CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "SETGID", "SETUID"]
+ROOT = "0:0"
+_CHECKER = ('read -r _ n || exit 97; if [ "$n" -gt 0 ]; then head -c "$n" | tar -x -p -C / -f - || exit 97; fi; '
+            'exec bash --noprofile --norc -c "$0" task-check "$@" </dev/null')
+
+
+class NativeDockerSandbox(DockerSandbox):
+    """A Terminal-Bench task's container (see the module docstring)."""
+
+    name = "docker"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._images: list[str] = []
+
+    def script_env(self) -> dict[str, str]:
+        return Sandbox.script_env(self)
+
+    def _spawn(self) -> Any:
+        from pexpect import fdpexpect
+
+        docker = _docker()
+        try:
+            self._client = client()
+            sweep(self._client)
+            self._container = self._create_native(self.image, ["sh", "-c", "cat >/dev/null"])
+            keepalive = self._client.api.attach_socket(self._container.id, params={"stdin": 1, "stream": 1})
+            self._sockets.append(keepalive)
+            self._container.start()
+            exec_id = self._client.api.exec_create(self._container.id, ["sh", "-c", SHELL_LOOP], stdin=True,
+                                                   tty=True, environment=self.shell_env(),
+                                                   workdir=self.layout.workdir, user=ROOT)["Id"]
+            stream = self._client.api.exec_start(exec_id, tty=True, socket=True)
+            self._sockets.append(stream)
+        except docker.errors.ImageNotFound as exc:
+            raise SandboxError(f"the docker image {self.image} does not exist (the task's image is built "
+                               "first; see `abstain-gym terminal check`)") from exc
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"could not start the docker sandbox: {str(exc).splitlines()[0][:300]}") from exc
+        raw = getattr(stream, "_sock", stream)
+        return fdpexpect.fdspawn(os.dup(raw.fileno()), timeout=30)
+
+    def _create_native(self, image: str, command: list[str], fresh: Sequence[str] = (),
+                       environment: dict[str, str] | None = None) -> Any:
+        limits = self.limits
+        memory = f"{int(limits.memory_mb)}m"
+        security = ["no-new-privileges"] + ([f"seccomp={seccomp.docker_profile()}"] if seccomp.supported() else [])
+        tmpfs = {d: f"rw,exec,size={int(limits.tmp_mb)}m,mode=0755" for d in fresh}
+        api = self._client.api
+        host_config = api.create_host_config(
+            network_mode="none", mem_limit=memory, memswap_limit=memory, pids_limit=int(limits.max_processes),
+            tmpfs=tmpfs, cap_drop=["ALL"], cap_add=CAPABILITIES, security_opt=security,
+            shm_size=f"{int(limits.shm_mb)}m", init=True, log_config={"type": "none", "config": {}})
+        created = api.create_container(
+            image, command=command, stdin_open=True, labels={LABEL: "1", OWNER_LABEL: owner_tag()},
+            hostname="sandbox", working_dir=self.layout.workdir, user=ROOT, environment=environment or {},
+            host_config=host_config)
+        self._reaper_entries.append(reaper().add("container", created["Id"]))
+        return self._client.containers.get(created["Id"])
+
+    def _kill_group(self, pgid: int | None) -> None:
+        if pgid is None:
+            if self._shell_ns_pid is not None:
+                self._exec(["kill", "-9", str(self._shell_ns_pid)], user=ROOT)
+        elif pgid > 1:
+            self._exec(["kill", "-9", "--", f"-{pgid}"], user=ROOT)
+
+    def setup_step(self, text: str, files: bytes | None = None, timeout: float | None = None,
+                   output_cap: int | None = None) -> CommandResult:
+        """Unpack ``files`` into the container and run ``text`` as root in the working directory (the task's own
+        Dockerfile was built; this is for an overlay's environment edits)."""
+        if self._container is None or self._agent_killed:
+            raise SandboxError("the docker sandbox is not running")
+        try:
+            if files:
+                self._container.put_archive("/", files)
+            seconds = str(max(1, int(timeout or self.limits.script_timeout)))
+            result = self._container.exec_run(["timeout", seconds, "bash", "--noprofile", "--norc", "-c", text],
+                                              user=ROOT, workdir=self.layout.workdir, environment=self.script_env())
+        except Exception as exc:  # noqa: BLE001 - the docker SDK raises several kinds
+            raise SandboxError(f"a setup step failed in the docker sandbox: {str(exc).splitlines()[0][:300]}") \
+                from exc
+        output = result.output.decode("utf-8", "replace")
+        cap = int(output_cap or self.limits.output_cap)
+        return CommandResult(output[-cap:], int(result.exit_code), timed_out=result.exit_code == 124)
+
+    def check(self, text: str, args: Sequence[str] = (), timeout: float | None = None,
+              output_cap: int | None = None, kill_agent: bool = True, files: bytes | None = None) -> CommandResult:
+        """Kill the agent's container, snapshot it, and run the checker in a fresh container of the snapshot."""
+        if self._client is None or self._closed or self._container is None:
+            raise SandboxError("the docker sandbox is not running")
+        docker = _docker()
+        self._agent_killed = True
+        try:
+            with contextlib.suppress(docker.errors.APIError):
+                self._container.kill()
+            self._container.wait(timeout=30)
+            snapshot = self._container.commit(repository="agentabstain-gym-check", tag=secrets.token_hex(8),
+                                              changes=[f"LABEL {LABEL}=1"])
+            self._images.append(snapshot.id)
+            self._remove_container()
+            checker = self._create_native(snapshot.id, ["sh", "-c", _CHECKER, text, *map(str, args)],
+                                          fresh=self.layout.check_dirs, environment=self.checker_env())
+            sock = self._client.api.attach_socket(checker.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                     "stream": 1})
+            checker.start()
+        except docker.errors.DockerException as exc:
+            raise SandboxError(f"could not start the docker checker: {str(exc).splitlines()[0][:300]}") from exc
+        payload = files or b""
+        return collect_checker(checker, sock, f"go {len(payload)}\n".encode() + payload,
+                               timeout or self.limits.script_timeout, int(output_cap or self.limits.output_cap))
+
+    def _teardown(self) -> None:
+        self._remove_container()
+        if self._images and self._client is not None:
+            for image in self._images:
+                with contextlib.suppress(Exception):  # still referenced for a moment, or gone
+                    self._client.images.remove(image, force=True)
+        self._images = []
+        super()._teardown()

@@ -1,0 +1,1 @@
+long add(long a, long b);

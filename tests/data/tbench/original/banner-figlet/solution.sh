@@ -1,0 +1,1 @@
+figlet HELLO > /app/banner.txt
