@@ -108,6 +108,26 @@ def test_the_tests_run_out_of_the_agents_reach(tmp_path: Path) -> None:
         env.close()
 
 
+
+def test_python_planted_in_the_workdir_cannot_pass_the_tests(tmp_path: Path) -> None:
+    """pytest runs with cwd = the task's workdir, which is the agent's: a planted pytest.py, _pytest package,
+    sitecustomize or usercustomize must not be imported by the test run."""
+    tests = "from pathlib import Path\n\ndef test_done():\n    assert Path('/app/done').is_file()\n"
+    write_tb(tmp_path, "plant", "FROM ubuntu:24.04\nWORKDIR /app\n", tests=tests)
+    env = make(tmp_path)
+    exit0 = "import os; os._exit(0)"
+    try:
+        for plant in (f"echo '{exit0}' > pytest.py", f"mkdir -p _pytest && echo '{exit0}' > _pytest/__init__.py",
+                      f"echo '{exit0}' > sitecustomize.py",
+                      f"mkdir -p ~/.local/lib/python3.11/site-packages && echo '{exit0}' > "
+                      "~/.local/lib/python3.11/site-packages/usercustomize.py"):
+            reset_to(env, "plant")
+            env.step(plant)
+            obs, reward, *_ = env.step("submit")
+            assert reward == 0.0, (plant, obs)
+    finally:
+        env.close()
+
 def test_the_agent_timeout_ends_the_episode_and_checks_the_work(tmp_path: Path) -> None:
     write_tb(tmp_path, "quick", "FROM ubuntu:24.04\nWORKDIR /app\n",
              tests="from pathlib import Path\n\ndef test_done():\n    assert Path('/app/done').is_file()\n",

@@ -114,7 +114,10 @@ __agx_pytest() {
     case "$a" in --ctrf) skip=1; continue;; --ctrf=*) continue;; esac
     args+=("$a")
   done
-  command python3 -m pytest -p no:cacheprovider "${args[@]}"; st=$?
+  # the working directory is the agent's: it is taken off sys.path before pytest is imported (a planted pytest.py
+  # or _pytest would run instead), and -s keeps the agent's user site-packages out (any Python 3, unlike -P)
+  command python3 -s -c 'import sys; sys.path[:] = [p for p in sys.path if p not in ("", ".")]; import pytest
+sys.exit(pytest.console_main())' -p no:cacheprovider "${args[@]}"; st=$?
   if [ -n "${__AGX_PYTEST_LOG:-}" ]; then echo "$st" >> "$__AGX_PYTEST_LOG"; fi
   return "$st"
 }
