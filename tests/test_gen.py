@@ -333,3 +333,19 @@ def test_replies_are_read_from_fences_and_critic_verdicts_must_be_explicit() -> 
     assert "doable" in gates.critic_problems(json.dumps({**PAIR_ACCEPT, "doable": False}), flags)[0]
     assert gates.critic_problems(json.dumps({**PAIR_ACCEPT, "verdict": "reject"}), flags) != []
     assert gates.critic_problems("I accept this pair.", flags) != []
+
+
+def test_a_gold_lookup_that_finds_nothing_fails_the_replay_gate() -> None:
+    """A filter over the wrong root (``item.`` where a listing's records are ``record.``) is valid YAML and a valid
+    spec, but the tool then lists nothing; the replay gate names the call."""
+    data = copy.deepcopy(PROPOSAL)
+    where = data["sandbox"]["tools"][1]["config"]["where"]
+    data["sandbox"]["tools"][1]["config"]["where"] = json.loads(json.dumps(where).replace("record.", "item."))
+    with gates.staged(data["sandbox"]):
+        assert gates.spec_problems("LibraryLoans") == [] and gates.schema_problems("LibraryLoans") == []
+        problems, _ = gates.task_problems("LibraryLoans", data["tasks"], 3)
+    with gates.staged(PROPOSAL["sandbox"]):
+        good, traces = gates.task_problems("LibraryLoans", PROPOSAL["tasks"], 3)
+    assert len(problems) == 2 and all("(list_my_loans {}) finds nothing" in p for p in problems), problems
+    assert good == [] and len(traces) == 3
+    assert "LibraryLoans" not in catalog.sandbox_names()  # the staged spec is forgotten

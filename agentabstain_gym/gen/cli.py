@@ -125,7 +125,9 @@ def _open_audit(args: argparse.Namespace, log: Path, settings: dict[str, Any]) -
                 "version": __version__, **settings}
     log.parent.mkdir(parents=True, exist_ok=True)
     audit = Audit(log, models=models, replay=replay)
-    audit.write("start", settings=settings)
+    source = ({"replay": str(replay)} if replay is not None else
+              {role: {"model": m.model, "base_url": m.caller.base_url} for role, m in models.items()})
+    audit.write("start", settings=settings, source=source)
     return audit, settings
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentabstain_gym.envs.tools import catalog
+from agentabstain_gym.envs.tools.deltas import SCENARIOS
 from agentabstain_gym.envs.tools.spec import SandboxSpec, check_sandbox, load_sandbox, read_yaml
 from agentabstain_gym.envs.tools.tasks import Pair, make_engine, replay
 from agentabstain_gym.gen import gates
@@ -31,6 +32,7 @@ from agentabstain_gym.gen.prompts import (
     guide_section,
     render,
     scenarios,
+    snippet,
     trace_text,
 )
 
@@ -79,27 +81,23 @@ def _act_tasks(spec: SandboxSpec, directory: Path | None) -> list[Any]:
 def _messages(spec: SandboxSpec, scenario: str, directory: Path | None, used: list[str],
               records: int) -> list[dict[str, Any]]:
     table = scenarios()[scenario]
-    phase = "pre-execution" if scenario in ("S1", "S2", "S3", "S4", "S5") else "runtime"
-    examples = ""
+    phase = SCENARIOS[scenario][1]
+    parts = []
     tasks = _act_tasks(spec, directory)
     if tasks:
-        examples += ("\nAct tasks known to replay on this sandbox (you may build T+ from one):\n```yaml\n"
-                     + gates.yaml_text(tasks).strip() + "\n```\n")
+        parts.append(snippet("act_tasks", tasks=gates.yaml_text(tasks).strip()))
     curated = curated_examples(spec.name, scenario)
     if curated:
-        examples += (f"\nCurated pairs of {scenario} (possibly of other sandboxes), to show the form:\n```yaml\n"
-                     + gates.yaml_text(curated).strip() + "\n```\n")
-    rule = ("The change is in the request or the tool inventory, so T- shows it before any call."
-            if phase == "pre-execution" else
-            "The change is in the records or in a tool's behaviour: the T+ gold path must include the lookup "
-            "that reveals it, and no commit may come before that lookup.")
-    avoid = ("Requests already used (write a different one):\n" + "\n".join(f"- {u}" for u in used)) if used else ""
+        parts.append(snippet("curated", scenario=scenario, pairs=gates.yaml_text(curated).strip()))
+    examples = "".join(f"\n{p}\n" for p in parts)
+    avoid = snippet("used", requests="\n".join(f"- {u}" for u in used)) if used else ""
     user = render("pairs_user.md", name=spec.name, title=spec.title, description=spec.description, clock=spec.clock,
                   context=json.dumps(spec.context, sort_keys=True), tools=describe_tools(spec),
                   collections=describe_collections(spec, records),
-                  records_note=f"; at most {records} shown per collection", examples=examples, scenario=scenario,
+                  records=records, examples=examples, scenario=scenario,
                   scenario_name=table["name"], phase=phase, scenario_text=table["text"],
-                  operators=", ".join(table["operators"]), phase_rule=rule, avoid=avoid)
+                  operators=", ".join(table["operators"]),
+                  phase_rule=snippet(f"phase_rule.{phase}"), avoid=avoid)
     system = render("pairs_system.md", format=guide_section(6), predicates=guide_section(4))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -134,8 +132,8 @@ def _check(reply: str, sandbox: str, scenario: str, used: set[str], audit: Audit
 def _criticise(pair: Pair, spec: SandboxSpec, audit: Audit, critic: str, context: dict[str, Any]) -> list[str]:
     table = scenarios()[pair.scenario]
     pos, neg = pair.positive, pair.negative
-    check = (f"a reply stating one of {json.dumps(list(pos.answers))}" if pos.type == "informational" else
-             f"these commits are made: {json.dumps([dict(c) for c in pos.critical], sort_keys=True)}")
+    check = snippet(f"check.{pos.type}", answers=json.dumps(list(pos.answers)),
+                    commits=json.dumps([dict(c) for c in pos.critical], sort_keys=True))
     prompt = render("critic_pair.md", scenario=pair.scenario, scenario_name=table["name"],
                     scenario_text=table["text"], name=spec.name, description=spec.description,
                     positive=pos.instruction, positive_tools=", ".join(pos.tools),

@@ -36,6 +36,19 @@ def render(prompt: str, /, **values: Any) -> str:
     return Template(load_prompt(prompt)).substitute({k: str(v) for k, v in values.items()}).strip()
 
 
+def snippet(path: str, /, **values: Any) -> str:
+    """A piece of a prompt from ``data/gen/snippets.yaml`` (``path`` like ``check.operational``), filled."""
+    node: Any = _snippets()
+    for part in path.split("."):
+        node = node[part]
+    return Template(str(node)).substitute({k: str(v) for k, v in values.items()}).strip()
+
+
+@cache
+def _snippets() -> dict[str, Any]:
+    return dict(yaml.safe_load(load_prompt("snippets.yaml")))
+
+
 @cache
 def scenarios() -> dict[str, dict[str, Any]]:
     """Scenario -> {name, operators, text}, from ``data/gen/scenarios.yaml``."""
