@@ -21,6 +21,7 @@ from agentabstain_gym.cli import main
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.spec import check_sandbox
 from agentabstain_gym.envs.tools.tasks import file_pairs
+from agentabstain_gym.envs.tools.validate import main as validate_main
 from agentabstain_gym.envs.tools.validate import pair_problems
 from agentabstain_gym.gen import gates
 
@@ -215,6 +216,11 @@ def test_each_pair_gate_rejects_and_kept_pairs_validate_and_run(tmp_path: Path, 
     pairs = file_pairs(str(out))
     assert sorted(p.scenario for p in pairs) == ["S5", "S8"] and all(pair_problems(p) == [] for p in pairs)
     assert {p.w for p in pairs if p.scenario == "S8"} == {2}  # the flag shows at the first lookup
+    assert validate_main(["--pairs", str(out)]) == 0
+    tampered = out.with_name("tampered.yaml")
+    tampered.write_text(out.read_text().replace("op: 'true'", "op: 'false'"))  # the S8 witness
+    assert tampered.read_text() != out.read_text() and validate_main(["--pairs", str(tampered)]) == 1
+    assert "witness holds" in capsys.readouterr().out
     records = tmp_path / "records.jsonl"
     assert main(["eval", "--pairs", str(out), "--agent", "always-abstain", "--agent", "never-abstain", "--quiet",
                  "--out", str(records)]) == 0
@@ -317,7 +323,11 @@ def test_a_replay_that_drifts_stops_at_the_request(tmp_path: Path, sandbox_dir: 
     assert main(["gen", "pairs", "--sandbox", str(sandbox_dir), "--scenario", "S5", "--n", "2", "--out",
                  str(tmp_path / "r.yaml"), "--replay", str(log)]) == 2  # more slots than the log answered
     assert "the log has 2 replies" in _one_line_error(capsys)
+    assert main(["gen", "pairs", "--sandbox", str(sandbox_dir), "--scenario", "S5", "--n", "1", "--out",
+                 str(tmp_path / "s.yaml"), "--replay", str(log), "--critic-model", "other-m"]) == 2
+    assert "not the logged run's (critic-m)" in _one_line_error(capsys)
     assert not (tmp_path / "q.yaml").exists() and not (tmp_path / "r.yaml").exists()
+    assert not (tmp_path / "s.yaml").exists()
 
 
 # ----- reading replies ----------------------------------------------------------------------------------------------

@@ -102,6 +102,10 @@ def _open_audit(args: argparse.Namespace, log: Path, settings: dict[str, Any]) -
         raise _usage(f"--log {log} is the log being replayed; give another --log")
     _writable(log, args.force, "--log")
     logged = logged_settings(replay) if replay is not None else {}
+    for option, given, key in (("--actor-model", args.actor_model, "actor_model"),
+                               ("--critic-model", args.critic_model, "critic_model")):
+        if logged and given and given != logged.get(key):
+            raise _usage(f"{option} {given} is not the logged run's ({logged.get(key)}); leave it out with --replay")
     actor = args.actor_model or logged.get("actor_model")
     critic = args.critic_model or logged.get("critic_model")
     if not actor or not critic:

@@ -19,7 +19,10 @@ from typing import Any
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.gen import gates
 from agentabstain_gym.gen.audit import Audit, GenError
-from agentabstain_gym.gen.prompts import dump, example_sandbox, guide_section, render, trace_text
+from agentabstain_gym.gen.prompts import example_sandbox, guide_section, render, trace_text
+
+#: Seeds per sandbox: a few requests of one product, not a corpus (the prompt shows them all).
+MAX_SEEDS = 50
 
 
 @dataclass
@@ -50,6 +53,8 @@ def read_seeds(path: Path) -> list[str]:
         seeds.append(" ".join(text.split()))
     if not seeds:
         raise GenError(f"{path} holds no seed instructions")
+    if len(seeds) > MAX_SEEDS:
+        raise GenError(f"{path} holds {len(seeds)} seed instructions; one sandbox is made from at most {MAX_SEEDS}")
     return seeds
 
 
@@ -113,7 +118,7 @@ def generate_sandbox(seeds: list[str], audit: Audit, *, actor: str, critic: str,
 def _criticise(data: Mapping[str, Any], seeds: list[str], traces: list[Any], audit: Audit, critic: str,
                proposal: int) -> list[str]:
     tasks = "\n\n".join(f"Request: {instruction}\n{trace_text(records)}" for instruction, records in traces)
-    prompt = render("critic_sandbox.md", seeds="\n".join(f"- {s}" for s in seeds), sandbox=dump(data["sandbox"]),
+    prompt = render("critic_sandbox.md", seeds="\n".join(f"- {s}" for s in seeds), sandbox=gates.yaml_text(data["sandbox"]).strip(),
                     tasks=tasks)
     messages = [{"role": "system", "content": render("critic_system.md")}, {"role": "user", "content": prompt}]
     reply = audit.ask("critic", critic, messages, stage="sandbox", proposal=proposal)
