@@ -70,10 +70,6 @@ def example_sandbox() -> str:
     return (catalog.SANDBOX_DIR / "user_profile.yaml").read_text(encoding="utf-8").strip()
 
 
-def dump(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120).strip()
-
-
 def _short(value: Any, limit: int) -> str:
     text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."

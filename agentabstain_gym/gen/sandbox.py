@@ -118,8 +118,8 @@ def generate_sandbox(seeds: list[str], audit: Audit, *, actor: str, critic: str,
 def _criticise(data: Mapping[str, Any], seeds: list[str], traces: list[Any], audit: Audit, critic: str,
                proposal: int) -> list[str]:
     tasks = "\n\n".join(f"Request: {instruction}\n{trace_text(records)}" for instruction, records in traces)
-    prompt = render("critic_sandbox.md", seeds="\n".join(f"- {s}" for s in seeds), sandbox=gates.yaml_text(data["sandbox"]).strip(),
-                    tasks=tasks)
+    prompt = render("critic_sandbox.md", seeds="\n".join(f"- {s}" for s in seeds),
+                    sandbox=gates.yaml_text(data["sandbox"]).strip(), tasks=tasks)
     messages = [{"role": "system", "content": render("critic_system.md")}, {"role": "user", "content": prompt}]
     reply = audit.ask("critic", critic, messages, stage="sandbox", proposal=proposal)
     return gates.critic_problems(reply, ("covers_seeds", "realistic", "tasks_sound"))
@@ -138,5 +138,6 @@ def write_sandbox(run: SandboxRun, out: Path, *, actor: str, critic: str) -> tup
               "# validator, the schema check, the replay of its act tasks and the critic. Data only: no custom code.\n")
     tasks_path.parent.mkdir(parents=True, exist_ok=True)
     spec_path.write_text(header + gates.yaml_text(run.spec), encoding="utf-8")
-    tasks_path.write_text(header + gates.yaml_text({"sandbox": run.spec["name"], "tasks": run.tasks}), encoding="utf-8")
+    tasks_path.write_text(header + gates.yaml_text({"sandbox": run.spec["name"], "tasks": run.tasks}),
+                          encoding="utf-8")
     return spec_path, tasks_path
