@@ -258,7 +258,9 @@ def test_pairs_for_a_builtin_sandbox_skip_curated_requests(tmp_path: Path, capsy
     out = tmp_path / "profile.yaml"
     with ScriptedLLMServer([yaml_reply(pair(curated, delta)), yaml_reply(pair(fresh, delta))],
                            models=["actor-m"]) as actor, \
-            ScriptedLLMServer([verdict(PAIR_ACCEPT)], models=["critic-m"]) as critic:
+            ScriptedLLMServer([text('<think>A first draft: {"doable": false, "verdict": "reject"}. No, it holds.'
+                                    "</think>\n" + json.dumps(PAIR_ACCEPT))],  # a reasoning model's reply
+                              models=["critic-m"]) as critic:
         assert gen("pairs", actor, critic, "--sandbox", "UserProfile", "--scenario", "S5", "--n", "1",
                    "--out", str(out)) == 0
     assert "duplicate 1" in capsys.readouterr().out
