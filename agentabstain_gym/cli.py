@@ -706,6 +706,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--per-template", type=positive_int, default=2, help="records drawn per template (default 2)")
     p.set_defaults(func=cmd_tools_generate)
 
+    from agentabstain_gym.gen import cli as gen_cli  # imports no model client until a command runs
+
+    p = sub.add_parser("gen", help="LLM-generated sandboxes and pairs, admitted through validation gates and a critic")
+    gen_cli.add_arguments(p)
+
     from agentabstain_gym.rl.train import add_arguments as add_train_arguments  # imports no torch
 
     p = sub.add_parser("train", help="train PPO stopping policies on a family's *-Stop-v0 env; compare with baselines")

@@ -12,6 +12,9 @@ from pathlib import Path
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "tools"
 SANDBOX_DIR = DATA_DIR / "sandboxes"
 PAIR_DIR = DATA_DIR / "pairs"
+#: Directories of sandboxes made outside the package (``abstain-gym gen sandbox``), known once added with
+#: :func:`add_sandbox_dir` (a pair file naming them in ``sandbox_dirs`` adds them); a package sandbox's name wins.
+_EXTRA_DIRS: list[Path] = []
 
 
 def camel(stem: str) -> str:
@@ -19,11 +22,41 @@ def camel(stem: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in stem.split("_") if part)
 
 
-def sandbox_files() -> dict[str, Path]:
-    """Sandbox name -> spec file, sorted by name."""
-    if not SANDBOX_DIR.is_dir():
+def snake(name: str) -> str:
+    """``UserProfile`` -> ``user_profile`` (the file stem of a sandbox name; ``camel(snake(n)) == n``)."""
+    return "".join(("_" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+def add_sandbox_dir(path: str | Path) -> None:
+    """Make the sandbox specs of ``path`` (``<snake_name>.yaml`` files) known in this process."""
+    directory = Path(path).resolve()
+    if directory not in _EXTRA_DIRS:
+        _EXTRA_DIRS.append(directory)
+
+
+def remove_sandbox_dir(path: str | Path) -> None:
+    directory = Path(path).resolve()
+    if directory in _EXTRA_DIRS:
+        _EXTRA_DIRS.remove(directory)
+
+
+def builtin_sandbox_names() -> tuple[str, ...]:
+    """The package's own sandboxes (without any added directory)."""
+    return tuple(sorted(_specs(SANDBOX_DIR)))
+
+
+def _specs(directory: Path) -> dict[str, Path]:
+    if not directory.is_dir():
         return {}
-    files = {camel(p.stem): p for p in SANDBOX_DIR.glob("*.yaml") if not p.name.startswith(("_", "."))}
+    return {camel(p.stem): p for p in directory.glob("*.yaml") if not p.name.startswith(("_", "."))}
+
+
+def sandbox_files() -> dict[str, Path]:
+    """Sandbox name -> spec file, sorted by name (the package's, then those of added directories)."""
+    files: dict[str, Path] = {}
+    for directory in reversed(_EXTRA_DIRS):  # the first added wins over later ones, the package over all
+        files.update(_specs(directory))
+    files.update(_specs(SANDBOX_DIR))
     return dict(sorted(files.items()))
 
 

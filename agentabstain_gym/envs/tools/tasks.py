@@ -223,11 +223,31 @@ def read_pair_file(sandbox: str, path: Any) -> tuple[list[Pair], list[str]]:
     return pairs, problems
 
 
+def use_sandbox_dirs(path: Path) -> None:
+    """Make known the sandboxes a pair file's ``sandbox_dirs`` name (directories relative to the file, written by
+    ``abstain-gym gen pairs`` for sandboxes made with ``gen sandbox``), so its pairs run like built-in ones."""
+    try:
+        data = read_yaml(path)
+    except Exception:  # noqa: BLE001 - read_pair_file reports an unreadable file
+        return
+    dirs = data.get("sandbox_dirs") if isinstance(data, Mapping) else None
+    if dirs is None:
+        return
+    if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+        raise SpecError(str(path), ["sandbox_dirs is a list of directories (relative to the pair file)"])
+    for d in dirs:
+        directory = path.parent / d
+        if not directory.is_dir():
+            raise SpecError(str(path), [f"sandbox_dirs: no such directory {directory}"])
+        catalog.add_sandbox_dir(directory)
+
+
 @cache
 def file_pairs(path: str) -> tuple[Pair, ...]:
     """The pairs of one pair file outside the package (e.g. made by ``abstain-gym tools generate``)."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"no pair file {path}")
+    use_sandbox_dirs(Path(path))
     pairs, problems = read_pair_file("generated", Path(path))
     if problems:
         raise SpecError(str(path), problems)

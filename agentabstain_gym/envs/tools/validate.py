@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from agentabstain_gym.envs.tools import catalog
@@ -281,11 +282,31 @@ def validate_all(sandboxes: Sequence[str] | None = None) -> list[str]:
     return problems
 
 
+def _check_pair_file(path: str) -> int:
+    """Every problem of a pair file outside the package (its sandboxes may be generated ones it names)."""
+    from agentabstain_gym.envs.tools.tasks import file_pairs
+
+    try:
+        pairs = file_pairs(str(Path(path).resolve()))
+    except (FileNotFoundError, SpecError) as exc:
+        print(exc)
+        return 1
+    problems = [p for pair in pairs for p in pair_problems(pair)]
+    for p in problems:
+        print(p)
+    print(f"{path}: {len(pairs)} pair(s): " + ("OK" if not problems else f"{len(problems)} problem(s)"))
+    return 1 if problems else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agentabstain_gym.envs.tools.validate",
                                      description="Check sandbox specs and replay-validate their pairs.")
     parser.add_argument("sandboxes", nargs="*", help="sandbox names (default: all)")
+    parser.add_argument("--pairs", default=None, metavar="FILE",
+                        help="replay-validate the pairs of this file instead (from `gen pairs` or `tools generate`)")
     args = parser.parse_args(argv)
+    if args.pairs:
+        return _check_pair_file(args.pairs)
     unknown = set(args.sandboxes) - set(catalog.sandbox_names())
     if unknown:
         print(f"unknown sandbox(es) {sorted(unknown)}; known: {', '.join(catalog.sandbox_names())}")
