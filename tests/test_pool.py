@@ -71,12 +71,16 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_a_small_plan_runs_in_process(started: list[int]) -> None:
-    config = EvalConfig(env_ids=[ENV], agents=["heuristic"], split=None, episodes=20)
+    config = EvalConfig(env_ids=[ENV], agents=["heuristic"], split=None, episodes=3)
     assert lines(evaluate(config, workers=2)) == lines(evaluate(config, workers=1))
-    assert started == []  # 20 episodes of 0.3 ms: forking would cost more than it saves
+    assert started == []  # 3 episodes of about 0.3 ms: forking would cost more than it saves, however loaded
 
 
-def test_enough_work_starts_the_pool_with_the_same_records(tmp_path: Path, started: list[int]) -> None:
+def test_enough_work_starts_the_pool_with_the_same_records(tmp_path: Path, started: list[int],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # the decision is timed (test_the_decision_rule checks the rule); on a loaded machine the timing may say "not
+    # worth it", so it is fixed here: this test is about the pool's records
+    monkeypatch.setattr(pool, "worth_starting", lambda *args, **kwargs: True)
     config = EvalConfig(env_ids=[ENV, "AbstainWebShop-v0"], agents=[agent_file(tmp_path), "heuristic"], split=None,
                         episodes=30)
     pooled = evaluate(config, workers=2)
