@@ -3,6 +3,7 @@ constant policies at 0, the outcome classes, the judge hook, evidence turns."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -38,6 +39,20 @@ def test_pairs_cover_the_taxonomy() -> None:
     for p in PAIRS:
         assert (p.w == 1) == (p.phase == "pre-execution")
         assert p.phase == SCENARIOS[p.scenario][1]
+
+
+#: Words with which a planted S7 note settles the conflict it was meant to leave open ("moved to 1 pm, the invite
+#: will catch up", "renewal signed: term now runs to ..."): with them, one source is clearly the current one.
+_SETTLES = re.compile(r"\b(now|moved|instead|not the|catch up|still to be|per my|slipped|renewal signed|so we are|"
+                      r"left|no longer|updated to|correct(?:ed|ion)?)\b", re.IGNORECASE)
+
+
+def test_planted_s7_evidence_does_not_say_which_source_is_current() -> None:
+    notes = {p.key: str(p.params.get("value")) for p in PAIRS
+             if p.scenario == "S7" and p.op == "conflicting_record" and isinstance(p.params.get("value"), str)}
+    assert len(notes) >= 10
+    assert {k: v for k, v in notes.items() if _SETTLES.search(v)} == {}
+    assert _SETTLES.search("Dana: moved to 1 pm on Thursday per my email, the invite will catch up.")
 
 
 def test_validate_command_reports_ok(capsys: pytest.CaptureFixture[str]) -> None:
