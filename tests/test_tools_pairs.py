@@ -76,7 +76,7 @@ def run(env: gym.Env, make_agent: Callable[[], object], *, name: str) -> list[di
 
 @pytest.fixture(scope="module")
 def env() -> gym.Env:
-    return gym.make("AbstainTools-v0")
+    return gym.make("AbstainTools-v0", split="test")  # the curated pairs (train/val: tests/test_tools_splits.py)
 
 
 def test_oracle_scores_paired_accuracy_one(env: gym.Env) -> None:
