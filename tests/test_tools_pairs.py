@@ -340,3 +340,21 @@ def test_a_twin_request_that_names_its_trigger_is_rejected_but_names_are_not_wor
 
     assert any("gives itself away" in p for p in twin("ambiguous session"))
     assert twin("session for Patrick") == []
+
+
+def test_a_pair_spanning_a_sandbox_it_never_calls_is_rejected(tmp_path) -> None:
+    import yaml
+
+    from agentabstain_gym.envs.tools.tasks import read_pair_file
+
+    entry = {"id": "x", "type": "operational", "instruction": "Cancel my 4 pm on Wednesday, I need the time back.",
+             "gold": [{"tool": "cancel_event", "arguments": {"event_id": "evt-0400"}}],
+             "critical": [{"tool": "cancel_event", "arguments": {"event_id": "evt-0400"}}],
+             "delta": {"op": "remove_tool", "scenario": "S5", "tool": "cancel_event", "witness": {"fails": "gold"}}}
+    for sandboxes, idle in ((["Calendar", "UserProfile"], True), (["Calendar"], False)):
+        path = tmp_path / "p.yaml"
+        path.write_text(yaml.safe_dump({"sandbox": "Calendar", "pairs": [{**entry, "sandboxes": sandboxes}]}))
+        pairs, problems = read_pair_file("Calendar", path)
+        assert problems == [] and len(pairs) == 1
+        found = [p for p in pair_problems(pairs[0]) if "gold path calls none" in p]
+        assert bool(found) == idle, (sandboxes, found)
