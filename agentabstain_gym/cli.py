@@ -319,8 +319,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for env_id, info in listing.items():
         print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
               f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
-        for key in ("split", "category", "scenario", "pairs_by_scenario", "delta_location", "phase", "task_type",
-                    "tool_kinds"):
+        for key in ("split", "category", "scenario", "pairs_by_split", "pairs_by_scenario", "delta_location", "phase",
+                    "task_type", "tool_kinds"):
             if isinstance(info.get(key), dict):
                 print(f"    {key}: " + ", ".join(f"{k} {v}" for k, v in info[key].items()))
         if isinstance(info.get("sandboxes"), dict) and len(info["sandboxes"]) > 1:
@@ -572,12 +572,14 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
     from collections import Counter
 
     from agentabstain_gym.envs.tools.fresh import TemplateError, generate, write_pairs
+    from agentabstain_gym.envs.tools.splits import shipped_origins
 
     if args.per_template < 1:
         raise UsageError("--per-template must be at least 1")
     check_new_file(args.out, force=args.force)  # before the work, so a refusal wastes nothing
     try:
-        entries, rejected = generate(args.seed, sandboxes=args.sandbox, per_template=args.per_template)
+        entries, rejected = generate(args.seed, sandboxes=args.sandbox, per_template=args.per_template,
+                                     exclude=shipped_origins())  # new to a model trained on the train split
     except TemplateError as exc:
         raise UsageError(str(exc)) from None
     check_new_file(args.out, force=args.force)

@@ -416,6 +416,19 @@ def test_a_world_can_span_two_sandboxes() -> None:
     assert e.ctx.values["user_id"] == "u-1001" and e.ctx.values["user_email"] == "jordan.blake@northwind.io"
 
 
+def test_each_sandbox_of_a_world_keeps_its_own_context() -> None:
+    # both sandboxes sign their user in as ctx.user_email; a calendar event must be organised by the calendar's user
+    for names in (("Calendar", "ComplianceContracts"), ("ComplianceContracts", "Calendar")):
+        both = world(names)
+        e = Engine(both, both.snapshot)
+        made = e.call("create_event", {"title": "Contract review", "start": "2025-04-22T10:00",
+                                       "end": "2025-04-22T10:30"})
+        assert made.ok and made.result["created"]["organizer"] == "jordan.blake@northwind.io", names
+        assert e.ctx.values["user_email"] == both.contexts[names[0]]["user_email"]  # predicates: the first wins
+    alone = world(("ComplianceContracts",))
+    assert world(("Calendar", "ComplianceContracts")).contexts["ComplianceContracts"] == alone.context
+
+
 def test_shortest_path_prefers_cost_then_tie_break_and_reports_unreachable() -> None:
     from agentabstain_gym.envs.tools.paths import shortest_path
 

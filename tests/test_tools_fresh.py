@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from agentabstain_gym.cli import main
-from agentabstain_gym.envs.tools.fresh import fill, generate, template_files
+from agentabstain_gym.envs.tools.fresh import fill, generate, origins, template_files
+from agentabstain_gym.envs.tools.splits import shipped_origins
 from agentabstain_gym.envs.tools.tasks import file_pairs, load_pairs
 from agentabstain_gym.envs.tools.validate import pair_problems
 
@@ -26,6 +27,10 @@ def test_generated_pairs_pass_the_replay_validation(seed: int, tmp_path: Path) -
         assert pair_problems(pair) == []
     curated = {p.positive.instruction for p in load_pairs()}
     assert not curated & {p.positive.instruction for p in pairs}, "generated tasks repeat curated ones"
+    # nor do they reuse the T+ records of the shipped train/val splits: fresh means new to a trained model too
+    trained = shipped_origins()
+    made = origins(yaml.safe_load(out.read_text())["pairs"])
+    assert made and not any(keys & trained.get(sandbox, frozenset()) for sandbox, keys in made.items())
     # an added record carries an id in its collection's own numbering: its shape must not mark it as the twin's
     added = [p.params["key"] for p in pairs if p.op == "add_matching_entity"]
     assert added and all(re.fullmatch(r"\D*?[0-9a-f]+", str(k)) for k in added), added

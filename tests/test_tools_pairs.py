@@ -3,6 +3,7 @@ constant policies at 0, the outcome classes, the judge hook, evidence turns."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import gymnasium as gym
@@ -40,6 +41,20 @@ def test_pairs_cover_the_taxonomy() -> None:
         assert p.phase == SCENARIOS[p.scenario][1]
 
 
+#: Words with which a planted S7 note settles the conflict it was meant to leave open ("moved to 1 pm, the invite
+#: will catch up", "renewal signed: term now runs to ..."): with them, one source is clearly the current one.
+_SETTLES = re.compile(r"\b(now|moved|instead|not the|catch up|still to be|per my|slipped|renewal signed|so we are|"
+                      r"left|no longer|updated to|correct(?:ed|ion)?)\b", re.IGNORECASE)
+
+
+def test_planted_s7_evidence_does_not_say_which_source_is_current() -> None:
+    notes = {p.key: str(p.params.get("value")) for p in PAIRS
+             if p.scenario == "S7" and p.op == "conflicting_record" and isinstance(p.params.get("value"), str)}
+    assert len(notes) >= 10
+    assert {k: v for k, v in notes.items() if _SETTLES.search(v)} == {}
+    assert _SETTLES.search("Dana: moved to 1 pm on Thursday per my email, the invite will catch up.")
+
+
 def test_validate_command_reports_ok(capsys: pytest.CaptureFixture[str]) -> None:
     assert validate_main([]) == 0
     assert capsys.readouterr().out.strip().endswith("OK")
@@ -61,7 +76,7 @@ def run(env: gym.Env, make_agent: Callable[[], object], *, name: str) -> list[di
 
 @pytest.fixture(scope="module")
 def env() -> gym.Env:
-    return gym.make("AbstainTools-v0")
+    return gym.make("AbstainTools-v0", split="test")  # the curated pairs (train/val: tests/test_tools_splits.py)
 
 
 def test_oracle_scores_paired_accuracy_one(env: gym.Env) -> None:
@@ -89,9 +104,11 @@ def test_heuristic_beats_constant_policies(env: gym.Env, capsys: pytest.CaptureF
         print(f"\nheuristic tool agent over {paired['n_pairs']} pairs: act {paired['act']:.3f}, abstain "
               f"{paired['abstain']:.3f}, paired accuracy {paired['paired_accuracy']:.3f}")
     assert paired["paired_accuracy"] > 0.0  # constant policies score 0 (test above); it is a weak baseline
-    # it reads calendar- and profile-style requests (its cue and verb lists); there it must solve both sides
+    # it reads one-app calendar- and profile-style requests (its cue and verb lists, one commit); there it must
+    # solve both sides (a request that also needs a second app's commit is beyond it)
+    one_app = {t.task_id: t.payload["sandboxes"] for t in env.unwrapped.tasks() if len(t.payload["sandboxes"]) == 1}
     for sandbox in ("Calendar", "UserProfile"):
-        mine = paired_metrics([r for r in records if r["extras"]["sandbox"] == sandbox])
+        mine = paired_metrics([r for r in records if one_app.get(r["task_id"]) == [sandbox]])
         assert mine["paired_accuracy"] >= 0.9, (sandbox, mine)
 
 
@@ -325,3 +342,21 @@ def test_a_twin_request_that_names_its_trigger_is_rejected_but_names_are_not_wor
 
     assert any("gives itself away" in p for p in twin("ambiguous session"))
     assert twin("session for Patrick") == []
+
+
+def test_a_pair_spanning_a_sandbox_it_never_calls_is_rejected(tmp_path) -> None:
+    import yaml
+
+    from agentabstain_gym.envs.tools.tasks import read_pair_file
+
+    entry = {"id": "x", "type": "operational", "instruction": "Cancel my 4 pm on Wednesday, I need the time back.",
+             "gold": [{"tool": "cancel_event", "arguments": {"event_id": "evt-0400"}}],
+             "critical": [{"tool": "cancel_event", "arguments": {"event_id": "evt-0400"}}],
+             "delta": {"op": "remove_tool", "scenario": "S5", "tool": "cancel_event", "witness": {"fails": "gold"}}}
+    for sandboxes, idle in ((["Calendar", "UserProfile"], True), (["Calendar"], False)):
+        path = tmp_path / "p.yaml"
+        path.write_text(yaml.safe_dump({"sandbox": "Calendar", "pairs": [{**entry, "sandboxes": sandboxes}]}))
+        pairs, problems = read_pair_file("Calendar", path)
+        assert problems == [] and len(pairs) == 1
+        found = [p for p in pair_problems(pairs[0]) if "gold path calls none" in p]
+        assert bool(found) == idle, (sandboxes, found)

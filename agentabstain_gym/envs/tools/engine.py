@@ -33,7 +33,12 @@ def dumps(value: Any) -> str:
 
 
 class World:
-    """The collections and tools of one or more sandboxes (a pair may span two, e.g. email and calendar)."""
+    """The collections and tools of one or more sandboxes (a pair may span two, e.g. email and calendar).
+
+    Collection and tool names must not clash. Context values may: each sandbox's tools read their own sandbox's
+    context (:attr:`contexts`), so a calendar's ``user_email`` never leaks into a CRM's tools; :attr:`context`, for
+    predicates and witnesses, holds every sandbox's values, the first sandbox's winning a clash.
+    """
 
     def __init__(self, names: tuple[str, ...], specs: Sequence[SandboxSpec] | None = None) -> None:
         specs = list(specs) if specs is not None else [load_sandbox(n) for n in names]
@@ -42,6 +47,7 @@ class World:
         self.tools: dict[str, ToolSpec] = {}
         collections: dict[str, Any] = {}
         context: dict[str, Any] = {}
+        self.contexts: dict[str, dict[str, Any]] = {}
         for spec in specs:
             clash = (set(spec.collections) & set(self.collections)) | (set(spec.tools) & set(self.tools))
             if clash:
@@ -49,7 +55,8 @@ class World:
             self.collections.update(spec.collections)
             self.tools.update(spec.tools)
             collections.update(spec.snapshot.collections)
-            context.update(spec.context)
+            context.update({k: v for k, v in spec.context.items() if k not in context})
+            self.contexts[spec.name] = dict(spec.context)
         self.clock = specs[0].clock
         self.context = context
         self.snapshot = Snapshot(collections, world_snapshot, (self.names,)) if len(specs) > 1 else specs[0].snapshot
@@ -138,13 +145,19 @@ class ToolContext:
     __slots__ = ("state", "values", "now", "collections", "_counters", "_scope")
 
     def __init__(self, state: State, values: dict[str, Any],
-                 collections: Mapping[str, CollectionSpec] | None = None) -> None:
+                 collections: Mapping[str, CollectionSpec] | None = None,
+                 counters: dict[str, int] | None = None) -> None:
         self.state = state
         self.values = values
         self.collections = dict(collections or {})
         self.now: str = values["now"]
-        self._counters: dict[str, int] = {}
+        self._counters: dict[str, int] = counters if counters is not None else {}
         self._scope = {"ctx": values, "state": state}
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """The next id number per collection (shared by the contexts of one engine)."""
+        return self._counters
 
     def scope(self, **roots: Any) -> dict[str, Any]:
         """A predicate scope: ``ctx`` and ``state`` plus the given roots (``record``, ``args``, ``target``...)."""
@@ -215,6 +228,12 @@ class Engine:
         self.state = State(snapshot)
         values = {**world.context, **(context or {}), "now": clock or world.clock}
         self.ctx = ToolContext(self.state, values, world.collections)
+        # tools of a sandbox whose context differs from the merged one run with their own (shared state and ids)
+        self._ctx_of: dict[str, ToolContext] = {}
+        for name, own in world.contexts.items():
+            mine = {**own, **(context or {}), "now": values["now"]}
+            if any(values.get(k) != v for k, v in mine.items()):
+                self._ctx_of[name] = ToolContext(self.state, mine, world.collections, counters=self.ctx.counters)
         self.trace: list[CallRecord] = []
         self._calls: dict[str, int] = {}
         self._available = frozenset(self.available)
@@ -277,7 +296,7 @@ class Engine:
     def _run(self, tool: ToolSpec, args: dict[str, Any]) -> Any:
         assert tool.runner is not None
         mark = self.state.mark()
-        result = tool.runner(self.ctx, args)
+        result = tool.runner(self._ctx_of.get(tool.sandbox, self.ctx), args)
         if tool.kind != "commit" and self.state.mark() > mark:
             self.state.rollback(mark)
             raise ToolError("unavailable", f"{tool.name}: internal error (a {tool.kind} tool tried to write).")

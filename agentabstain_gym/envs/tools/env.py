@@ -12,7 +12,7 @@ from agentabstain_gym.core import outcome as outcomes
 from agentabstain_gym.core.actions import Action
 from agentabstain_gym.core.base_env import AbstainEnv, StepResult
 from agentabstain_gym.core.record import EpisodeRecord
-from agentabstain_gym.core.task import Task
+from agentabstain_gym.core.task import SPLITS, Task
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.deltas import TaskData
 from agentabstain_gym.envs.tools.engine import Engine
@@ -208,12 +208,16 @@ class AbstainToolsEnv(AbstainEnv):
 
     # ----- listing ------------------------------------------------------------------------------------------------
     def listing(self) -> dict[str, Any]:
-        """What ``abstain-gym list`` shows beyond task counts: pairs per scenario, delta location, phase and type,
-        and tool counts by kind per sandbox."""
-        pairs = pairs_for(self.sandbox, self.pairs_file)
+        """What ``abstain-gym list`` shows beyond task counts: pairs per split, and for the env's split (default
+        ``test``, the curated benchmark) pairs per scenario, delta location, phase and type; tool counts by kind
+        per sandbox."""
+        every = pairs_for(self.sandbox, self.pairs_file)
+        shown = self.split or "test"  # the benchmark's table is the curated test split's
+        pairs = [p for p in every if p.split == shown]
         names = (self.sandbox,) if self.sandbox else catalog.sandbox_names()
         kinds = tool_kind_counts(tuple(names))
         return {
+            "pairs_by_split": {s: n for s in SPLITS if (n := sum(p.split == s for p in every))},
             "pairs": len(pairs),
             "pairs_by_scenario": dict(sorted(Counter(p.scenario for p in pairs).items())),
             "delta_location": dict(sorted(Counter(p.location for p in pairs).items())),

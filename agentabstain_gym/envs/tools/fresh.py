@@ -98,18 +98,29 @@ def template_files() -> dict[str, Path]:
 
 
 @functools.cache
+def _curated_calls() -> tuple[tuple[tuple[str, ...], tuple[Mapping[str, Any], ...]], ...]:
+    """(sandboxes, gold calls) of every curated pair, read once (a pair of another sandbox's file may span this
+    sandbox too: a trip in the calendar file books its flight in FlightTravel)."""
+    out = []
+    for name, path in catalog.pair_files().items():
+        out.extend((pair.positive.sandboxes, pair.positive.gold) for pair in read_pair_file(name, path)[0])
+    return tuple(out)
+
+
+@functools.cache
 def _used_keys(sandbox: str) -> frozenset[str]:
-    """Every string argument of the curated pairs' gold calls: the records those pairs are about (read once per
-    sandbox, not once per template)."""
+    """Every string argument of the gold calls of the curated pairs that span ``sandbox``: the records those pairs
+    are about (read once per sandbox, not once per template)."""
     used: set[str] = set()
-    path = catalog.pair_files().get(sandbox)
-    for pair in read_pair_file(sandbox, path)[0] if path is not None else ():  # this sandbox's file only
-        for call in pair.positive.gold:
-            used.update(v for v in call["arguments"].values() if isinstance(v, str))
+    for sandboxes, gold in _curated_calls():
+        if sandbox in sandboxes:
+            for call in gold:
+                used.update(v for v in call["arguments"].values() if isinstance(v, str))
     return frozenset(used)
 
 
-def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator,
+                exclude: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Records of ``pick.collection`` that satisfy ``pick.where`` and, with ``pick.unique: [fields]``, that no other
     record shares those fields' values with (so the T+ request names exactly one record), in a seeded order."""
     w = world((sandbox,))
@@ -122,7 +133,7 @@ def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator)
         raise TemplateError("pick.unique lists field names")
     shared = Counter(json.dumps([r.get(f) for f in unique], sort_keys=True, default=str) for r in records.values())
     scope: dict[str, Any] = {"ctx": {**w.context, "now": w.clock}, "values": {}, "args": {}}
-    used = _used_keys(sandbox)
+    used = _used_keys(sandbox) | exclude
     keep = []
     for key in sorted(records):
         scope["item"] = records[key]
@@ -136,16 +147,30 @@ def _candidates(sandbox: str, pick: Mapping[str, Any], rng: np.random.Generator)
 
 def _entry(sandbox: str, template: Mapping[str, Any], record: Mapping[str, Any], seed: int) -> dict[str, Any]:
     body = {k: fill(v, record) for k, v in template.items() if k not in ("id", "pick", "deltas")}
-    key = record[world((sandbox,)).collections[template["pick"]["collection"]].key]
-    return {"id": f"gen{seed}-{template['id']}-{key}", "sandboxes": [sandbox], **body}
+    collection = template["pick"]["collection"]
+    key = record[world((sandbox,)).collections[collection].key]
+    return {"id": f"gen{seed}-{template['id']}-{key}", "sandboxes": [sandbox], **body,
+            "origin": {"template": template["id"], "collection": collection, "key": key}}
+
+
+def origins(entries: Sequence[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """Sandbox -> the keys of the records ``entries`` were made from (their T+ records)."""
+    out: dict[str, set[str]] = {}
+    for entry in entries:
+        origin = entry.get("origin")
+        if isinstance(origin, Mapping):
+            out.setdefault(str(entry["sandboxes"][0]), set()).add(str(origin["key"]))
+    return {k: frozenset(v) for k, v in sorted(out.items())}
 
 
 def generate(seed: int, *, sandboxes: Sequence[str] | None = None, per_template: int = 2,
-             max_tries: int = 12) -> tuple[list[dict[str, Any]], Counter[str]]:
+             max_tries: int = 12, exclude: Mapping[str, frozenset[str]] | None = None,
+             ) -> tuple[list[dict[str, Any]], Counter[str]]:
     """Validated pair entries (pair-file form) and a count of the candidates rejected, by reason.
 
     For each template, candidates are drawn in a seed-decided order until ``per_template`` of them yield at least
-    one valid pair (or ``max_tries`` were tried); each kept entry lists only its valid deltas.
+    one valid pair (or ``max_tries`` were tried); each kept entry lists only its valid deltas. Records the curated
+    pairs use are never drawn, nor the keys in ``exclude`` (sandbox -> keys: e.g. the training split's records).
     """
     files = template_files()
     unknown = set(sandboxes or ()) - set(files)
@@ -161,7 +186,8 @@ def generate(seed: int, *, sandboxes: Sequence[str] | None = None, per_template:
                                     f"{sorted(TEMPLATE_KEYS)}")
             rng = np.random.default_rng([seed, t_index, zlib.crc32(name.encode())])
             kept = 0
-            for record in _candidates(name, template["pick"], rng)[:max_tries]:
+            skip = (exclude or {}).get(name, frozenset())
+            for record in _candidates(name, template["pick"], rng, skip)[:max_tries]:
                 entry, reason = _validated(name, template, record, seed)
                 if entry is None:
                     rejected[reason] += 1

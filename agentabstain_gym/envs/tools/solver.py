@@ -43,12 +43,28 @@ _RISK = re.compile(r"\b(critical|legal|hold|do not|don't|unrecognised|unrecogniz
                    r"compromised|suspicious|security)\b", re.IGNORECASE)
 _MOVED = re.compile(r"\b(moved|changed|shifted|rescheduled)\b[^.]*?\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|noon)",
                     re.IGNORECASE)
+#: A clock time in free text ("1 pm", "1-2 pm", "12:30pm"): its first hour and minutes are the start it states.
+_STATED_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(?:-\s*\d{1,2}(?::\d{2})?\s*)?(am|pm)\b", re.IGNORECASE)
+#: A room as calendar records write it ("Birch (HQ 4)").
+_STATED_ROOM = re.compile(r"\b([A-Z][a-z]+) \(HQ \d+\)")
 _AUDIENCE_FIELDS = ("registrants", "recipients", "members", "subscribers", "audience")
 _GENERIC = {"invite", "invitation", "meeting", "meetings", "appointment", "call", "event", "my", "the", "a", "an",
             "on", "in", "to", "for", "with", "of", "at", "is", "what", "which", "when", "who", "time", "room",
             "does", "start", "what's", "whats", "number", "dial", "dial-in", "friday's", "thursday's", "and"}
 _COMMIT_STEMS = ("create", "update", "cancel", "delete", "remove", "respond", "send", "set", "book", "transfer",
                  "move", "post", "share", "edit", "change", "add", "pay", "reply", "invite", "schedule")
+
+
+def _disagrees(description: str, record: dict[str, Any]) -> bool:
+    """Whether a record's description states a start time or a room other than the record's own fields."""
+    time = _STATED_TIME.search(description)
+    start = str(record.get("start") or "")
+    if time and len(start) >= 16:
+        hour = int(time.group(1)) % 12 + (12 if time.group(3).lower() == "pm" else 0)
+        if (hour, int(time.group(2) or 0)) != (int(start[11:13]), int(start[14:16])):
+            return True
+    room = _STATED_ROOM.search(description)
+    return bool(room and record.get("location") and not str(record["location"]).startswith(room.group(1)))
 
 
 class HeuristicToolSolver:
@@ -246,7 +262,8 @@ class HeuristicToolSolver:
             if isinstance(value, str) and field not in ("title", "location") and _RISK.search(value) \
                     and len(value) > 30:
                 return f"the {field} says: {value[:120]}"
-            if isinstance(value, str) and field == "description" and _MOVED.search(value):
+            if isinstance(value, str) and field == "description" and (_MOVED.search(value)
+                                                                    or _disagrees(value, record)):
                 return f"the description disagrees with the record: {value[:120]}"
         return ""
 

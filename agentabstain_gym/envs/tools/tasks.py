@@ -36,7 +36,7 @@ from agentabstain_gym.envs.tools.state import PatchError, Snapshot, apply_patch
 SOLVABLE_CATEGORY = "solvable"
 TYPES = ("informational", "operational")
 PAIR_KEYS = {"id", "type", "sandboxes", "instruction", "tools", "state", "overrides", "clock", "gold", "critical",
-             "answers", "distractors", "expect", "delta", "deltas", "split"}
+             "answers", "distractors", "expect", "delta", "deltas", "split", "origin"}
 DELTA_KEYS = {"op", "scenario", "witness"}
 
 
@@ -200,6 +200,7 @@ def read_pair_file(sandbox: str, path: Any) -> tuple[list[Pair], list[str]]:
     if not isinstance(data, Mapping) or not isinstance(data.get("pairs"), list):
         return [], [f"{path}: a pair file is {{sandbox, pairs: [...]}}"]
     default = data.get("sandbox", sandbox)
+    file_split = data.get("split", "test")  # a generated split file says it once for all its pairs
     pairs, problems, seen = [], [], set()
     for i, entry in enumerate(data["pairs"]):
         name = entry.get("id") if isinstance(entry, Mapping) else None
@@ -210,7 +211,7 @@ def read_pair_file(sandbox: str, path: Any) -> tuple[list[Pair], list[str]]:
             if name in seen:
                 raise DeltaError("duplicate id")
             seen.add(name)
-            split = entry.get("split", "test")
+            split = entry.get("split", file_split)
             if split not in SPLITS:
                 raise DeltaError(f"split must be one of {SPLITS}")
             positive = _positive(entry, default)
@@ -256,7 +257,8 @@ def file_pairs(path: str) -> tuple[Pair, ...]:
 
 @cache
 def load_pairs() -> tuple[Pair, ...]:
-    """Every pair of every pair file (cached); raises :class:`SpecError` listing all problems."""
+    """Every curated pair (the benchmark: the ``test`` split), cached; raises :class:`SpecError` listing all
+    problems. The generated ``train`` / ``val`` pairs are :func:`split_pairs`."""
     pairs, problems = [], []
     for sandbox, path in catalog.pair_files().items():
         found, bad = read_pair_file(sandbox, path)
@@ -265,6 +267,26 @@ def load_pairs() -> tuple[Pair, ...]:
     if problems:
         raise SpecError("tool pairs", problems)
     return tuple(sorted(pairs, key=lambda p: digest("pair-order", p.key)))
+
+
+@cache
+def split_pairs(split: str) -> tuple[Pair, ...]:
+    """The pairs of a generated split (``train`` or ``val``: ``data/tools/splits/<split>.yaml``, written by
+    ``python -m agentabstain_gym.envs.tools.splits``); none for ``test``, which is the curated pairs."""
+    path = catalog.DATA_DIR / "splits" / f"{split}.yaml"
+    if split == "test" or not path.is_file():
+        return ()
+    pairs, problems = read_pair_file("generated", path)
+    if problems:
+        raise SpecError(str(path), problems)
+    if any(p.split != split for p in pairs):
+        raise SpecError(str(path), [f"every pair of {path.name} must be in the {split} split"])
+    return tuple(sorted(pairs, key=lambda p: digest("pair-order", p.key)))
+
+
+def package_pairs() -> tuple[Pair, ...]:
+    """Every built-in pair of every split: the generated train and val pairs, then the curated test pairs."""
+    return split_pairs("train") + split_pairs("val") + load_pairs()
 
 
 # ----- gym tasks ------------------------------------------------------------------------------------------------------
@@ -291,14 +313,15 @@ def tool_tasks(sandbox: str | None = None, pairs_file: str | None = None) -> tup
     if sandbox is not None:
         return tuple(t for t in tool_tasks(None, pairs_file) if sandbox in t.payload["sandboxes"])
     out: list[Task] = []
-    for pair in (file_pairs(pairs_file) if pairs_file else load_pairs()):
+    for pair in (file_pairs(pairs_file) if pairs_file else package_pairs()):
         first_negative = int(digest("side", pair.key, size=2), 16) % 2 == 1
         out.extend([_task(pair, first_negative), _task(pair, not first_negative)])
     return tuple(out)
 
 
 def pairs_for(sandbox: str | None = None, pairs_file: str | None = None) -> tuple[Pair, ...]:
-    pairs = file_pairs(pairs_file) if pairs_file else load_pairs()
+    """The pairs of every split (built in, or of ``pairs_file``) that involve ``sandbox`` (None: all)."""
+    pairs = file_pairs(pairs_file) if pairs_file else package_pairs()
     return tuple(p for p in pairs if sandbox is None or sandbox in p.positive.sandboxes)
 
 
@@ -339,6 +362,6 @@ def task_setups(pairs_file: str | None = None) -> Mapping[str, TaskSetup]:
 def clear_caches() -> None:
     """Forget the pairs, the tasks, their snapshots, setups and schemas (not the sandbox specs), so that the next
     env builds its task list anew: for tests that time what a newly built task list costs."""
-    for fn in (load_pairs, file_pairs, tool_tasks, task_snapshot, task_setups):
+    for fn in (load_pairs, split_pairs, file_pairs, tool_tasks, task_snapshot, task_setups):
         fn.cache_clear()
     clear_schema_caches()

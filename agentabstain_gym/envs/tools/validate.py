@@ -243,6 +243,10 @@ def positive_problems(pair: Pair) -> list[str]:
     for critical in data.critical:
         if engine.world.tools[critical["tool"]].kind != "commit":
             problems.append(f"critical call {critical['tool']} is not a commit tool")
+    used = {engine.world.tools[c["tool"]].sandbox for c in data.gold if c["tool"] in engine.world.tools}
+    idle = [s for s in data.sandboxes if s not in used]
+    if len(data.sandboxes) > 1 and idle:  # a second sandbox the task never touches is not a multi-app task
+        problems.append(f"the pair spans {', '.join(idle)} but its gold path calls none of its tools")
     return problems
 
 
