@@ -156,6 +156,13 @@ class AbstainEnv(gym.Env[str, str]):
         self.step_limit = limit
 
     @property
+    def max_turns_bound(self) -> int:
+        """The most turns any episode of this env can take under its own budget (``max_turns``; a family whose tasks
+        set their own budget, like the terminal's, returns the largest). A registered ``max_episode_steps`` below it
+        does not bind (see :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit`)."""
+        return self.max_turns
+
+    @property
     def turn_budget(self) -> int:
         """Turns this episode may take: ``max_turns``, or an outer step limit if that is shorter."""
         return self.max_turns if self.step_limit is None else min(self.max_turns, self.step_limit)

@@ -212,6 +212,16 @@ class StoppingRules:
         self._start: float | None = None
         self._clear()
 
+    def settings(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild these rules with a blank episode: ``StoppingRules(**settings())``.
+
+        A wrapper records this (not the object) in its spec, so every env rebuilt from the spec gets rules of its own
+        instead of sharing one episode's counters with another env.
+        """
+        return {"max_retries": self.max_retries, "timeout_seconds": self.timeout_seconds, "clock": self.clock,
+                "enabled": tuple(sorted(self.enabled)), "empty_patterns": self.empty_patterns,
+                "resource_patterns": self.resource_patterns, "infeasibility_patterns": self.infeasibility_patterns}
+
     def _clear(self) -> None:
         self.steps_taken = 0
         self.no_progress_steps = 0

@@ -9,7 +9,7 @@ import gymnasium as gym
 from agentabstain_gym.core import outcome as outcomes
 
 
-class AbstentionReward(gym.Wrapper[str, str, str, str]):
+class AbstentionReward(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
     """Replace the final reward with one that values *when* the agent stops.
 
     At the end of an episode (read from ``info["abstention"]``, nothing private):
@@ -28,7 +28,10 @@ class AbstentionReward(gym.Wrapper[str, str, str, str]):
     def __init__(self, env: gym.Env[str, str], *, justified: float = 1.0, spl_weighted: bool = True,
                  premature: float = -0.5, missed: float = 0.0, over_abstain: float = -1.0,
                  task_scale: float = 1.0, step_cost: float = 0.0) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(
+            self, justified=justified, spl_weighted=spl_weighted, premature=premature, missed=missed,
+            over_abstain=over_abstain, task_scale=task_scale, step_cost=step_cost)
+        gym.Wrapper.__init__(self, env)
         self.justified, self.spl_weighted = justified, spl_weighted
         self.premature, self.missed, self.over_abstain = premature, missed, over_abstain
         self.task_scale, self.step_cost = task_scale, step_cost

@@ -11,6 +11,7 @@ other wrapper, and it leaves the spaces untouched.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -22,19 +23,30 @@ INFO_KEY = "stopping_rule"
 ENFORCED_INFO_KEY = "stopping_rule_enforced"
 
 
-class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any]):
+class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Apply :class:`StoppingRules` to every step of the wrapped env.
 
     ``info["stopping_rule"]`` holds the structured record on the step where a rule fired.
     ``info["stopping_rule_enforced"]`` holds the record on the step whose action the wrapper replaced (enforce mode),
     so a log shows both when the rule fired and that the agent's action was not the one sent.
+
+    ``rules`` is a :class:`StoppingRules` (used as given), a mapping of its constructor arguments, or None (the
+    defaults). The spec records the rules' :meth:`~StoppingRules.settings` (not the object), so each env rebuilt
+    with ``gym.make(wrapped.spec)`` gets rules of its own and no two share one episode's counters.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], rules: StoppingRules | None = None, mode: str = "enforce") -> None:
+    def __init__(self, env: gym.Env[Any, Any], rules: StoppingRules | Mapping[str, Any] | None = None,
+                 mode: str = "enforce") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        super().__init__(env)
-        self.rules = rules if rules is not None else StoppingRules()
+        if rules is None or isinstance(rules, Mapping):
+            rules = StoppingRules(**dict(rules or {}))
+        elif not isinstance(rules, StoppingRules):
+            raise TypeError(f"rules must be a StoppingRules, a mapping of its arguments or None, "
+                            f"got {type(rules).__name__}")
+        gym.utils.RecordConstructorArgs.__init__(self, rules=rules.settings(), mode=mode)
+        gym.Wrapper.__init__(self, env)
+        self.rules = rules
         self.mode = mode
         self._pending: StopDecision | None = None
 

@@ -103,7 +103,7 @@ class PlaybookAgent:
         return extras
 
 
-class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any]):
+class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Enforce a playbook's triggers on an env: when one fires, the next step sends ABSTAIN instead of the action.
 
     ``info["playbook_stop"]`` names the bullet on the step whose action was replaced. The env's family (its
@@ -111,7 +111,8 @@ class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any]):
     """
 
     def __init__(self, env: gym.Env[Any, Any], playbook: Playbook) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, playbook=playbook)  # Gymnasium keeps a deep copy
+        gym.Wrapper.__init__(self, env)
         family = getattr(env.unwrapped, "family", None)
         self.stops = PlaybookStops(playbook, family if isinstance(family, str) else None)
         self._pending: Bullet | None = None

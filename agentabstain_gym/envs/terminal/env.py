@@ -161,6 +161,14 @@ class AbstainTerminalEnv(AbstainEnv):
             for command in self._commands:
                 self._run(command)
 
+    @property
+    def max_turns_bound(self) -> int:
+        """``max_turns`` when given, else the largest turn budget among the tasks (each task sets its own)."""
+        if self._max_turns_arg is not None:
+            return self._max_turns_arg
+        return max((int(dict(t.payload.get("limits") or {}).get("max_turns", self.default_max_turns))
+                    for t in self._task_list), default=self.default_max_turns)
+
     # ----- family hooks -----------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
         return self._task_list

@@ -46,6 +46,12 @@ def discrete_action(action: Any, n: int) -> int:
 class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     """Continue-or-abstain over a family env driven by its never-abstaining solver.
 
+    ## Description
+    The numeric form of a family id for Stable-Baselines3 (``AbstainQA-Stop-v0``, ``AbstainWebShop-Stop-v0``,
+    ``AbstainTerminal-Stop-v0``, ``AbstainTools-Stop-v0``). The family's heuristic solver, with its own abstention
+    switched off, proposes each turn's action; the policy only decides whether to send it or to stop. What is learnt
+    is therefore *when* to abstain, with the rest of the agent held fixed.
+
     ## Action Space
     ``Discrete(2)``: ``0`` sends the solver's proposed action, ``1`` sends ``abstain[]``.
 
@@ -60,6 +66,10 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     ``spl_weighted``) for a justified ABSTAIN, ``premature``, ``missed``, ``over_abstain``, ``task_scale`` times the
     task reward on a completed solvable task, and ``step_cost`` per non-final step.
 
+    ## Starting State
+    ``reset`` resets the family env (same ``seed`` and ``options``: ``task_id``, ``split``, ``category``,
+    ``variant``), asks the solver for its first proposal and returns the features of the opening observation.
+
     ## Episode End
     When the policy abstains, when the solver ends the episode itself (answer, buy, submit...) or at the family
     env's turn budget. ``info`` is the family env's (the final one carries ``info["abstention"]``).
@@ -69,6 +79,9 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     "train"}``), the reward coefficients above, ``max_retries`` (no-progress budget of the rules engine),
     ``seconds_per_turn`` (simulated clock of the timeout rule; 0 = never fires), ``family_features`` (False = the
     generic features only, without the family's hook; for ablations), ``render_mode``.
+
+    ## Version History
+    * v0: initial release. The tasks are the family id's, so its fingerprint is the family's.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -112,6 +125,11 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     def proposal(self) -> str:
         """The action the solver proposes for the next turn (sent on ``continue``)."""
         return self._proposal
+
+    @property
+    def max_turns_bound(self) -> int:
+        """The family env's :attr:`~agentabstain_gym.core.base_env.AbstainEnv.max_turns_bound` (one step = one turn)."""
+        return int(self.env.unwrapped.max_turns_bound)
 
     def set_step_limit(self, limit: int | None) -> None:
         """An outer time limit: one step here is one turn of the family env, which ends the episode on it."""
