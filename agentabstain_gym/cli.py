@@ -233,7 +233,21 @@ def _read(paths: list[str]) -> list[dict[str, Any]]:
     if dropped:
         print(f"warning: dropped {dropped} duplicate episode record(s) (same env_id, agent, task_id and seed; "
               "the first is kept)", file=sys.stderr)
+    for line in mixed_fingerprints(records):
+        print(f"warning: {line}", file=sys.stderr)
     return records
+
+
+def mixed_fingerprints(records: list[dict[str, Any]]) -> list[str]:
+    """One line per env id whose records carry more than one benchmark fingerprint (runs of different task lists
+    are being pooled). Records without one (older files, custom tasks) are not counted."""
+    seen: dict[str, set[str]] = {}
+    for r in records:
+        if isinstance(r.get("fingerprint"), str):
+            seen.setdefault(str(r.get("env_id")), set()).add(r["fingerprint"])
+    return [f"{env_id} records carry {len(values)} benchmark fingerprints ("
+            + ", ".join(v[:12] for v in sorted(values)) + "): episodes of different task lists are pooled"
+            for env_id, values in sorted(seen.items()) if len(values) > 1]
 
 
 def dedupe(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -287,7 +301,7 @@ def task_counts(env_id: str) -> dict[str, Any]:
     tasks = env.unwrapped.tasks()
     info: dict[str, Any] = {"family": env.unwrapped.family, "tasks": len(tasks),
                             "should_abstain": sum(t.should_abstain for t in tasks),
-                            "max_turns": env.unwrapped.max_turns}
+                            "max_turns": env.unwrapped.max_turns, "fingerprint": env.unwrapped.fingerprint}
     for key, getter in (("split", lambda t: t.split), ("category", lambda t: t.category),
                         ("scenario", lambda t: t.scenario)):
         counts: dict[str, int] = {}
@@ -305,15 +319,23 @@ def task_counts(env_id: str) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
     import agentabstain_gym
 
     listing = {env_id: task_counts(env_id) for env_id in agentabstain_gym.ENV_IDS}
+    # the numeric forms run their family id's tasks, so they share its fingerprint
+    forms = {env_id: gym.spec(env_id).kwargs["env_id"] for env_id in agentabstain_gym.SB3_ENV_IDS}
+    forms = {env_id: family for env_id, family in forms.items() if family in listing}
     if args.json:
+        for env_id, family in forms.items():
+            listing[env_id] = {"form_of": family, "fingerprint": listing[family]["fingerprint"]}
         print(json.dumps(listing, indent=2, sort_keys=True))
         return 0
     for env_id, info in listing.items():
         print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
               f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
+        print(f"    fingerprint: {info['fingerprint']}")
         for key in ("split", "category", "scenario", "pairs_by_scenario", "delta_location", "phase", "task_type",
                     "tool_kinds"):
             if isinstance(info.get(key), dict):
@@ -321,6 +343,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         if isinstance(info.get("sandboxes"), dict) and len(info["sandboxes"]) > 1:
             print(f"    sandboxes: {len(info['sandboxes'])} (" + ", ".join(
                 f"{name} {kinds.get('tools')}" for name, kinds in info["sandboxes"].items()) + " tools)")
+    for env_id, family in forms.items():
+        print(f"{env_id}  numeric form of {family}  fingerprint: {listing[family]['fingerprint']}")
     return 0
 
 
@@ -602,7 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="abstain-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("list", help="registered ids with their task counts")
+    p = sub.add_parser("list", help="registered ids with their task counts and benchmark fingerprints")
     p.add_argument("--json", action="store_true", help="one JSON object keyed by env id")
     p.set_defaults(func=cmd_list)
 

@@ -17,6 +17,7 @@ import gymnasium as gym
 
 from agentabstain_gym.core import outcome as outcomes
 from agentabstain_gym.core.actions import ABSTAIN_VERB, Action, ActionError, parse_action, text_problem
+from agentabstain_gym.core.fingerprint import fingerprint as task_list_fingerprint
 from agentabstain_gym.core.record import AbstentionRecord, EpisodeRecord
 from agentabstain_gym.core.spaces import ACTION_MAX_CHARS, OBSERVATION_MAX_CHARS, printable, text_space
 from agentabstain_gym.core.task import SPLITS, Task
@@ -89,6 +90,7 @@ class AbstainEnv(gym.Env[str, str]):
         self._steps: list[dict[str, Any]] = []
         self._last_observation = ""
         self._reset_seed: int | None = None
+        self._fingerprint: str | None = None
 
     # ----- hooks for families -------------------------------------------------------------------------------------
     def _tasks(self) -> Sequence[Task]:
@@ -122,6 +124,15 @@ class AbstainEnv(gym.Env[str, str]):
     def _committed(self) -> bool | None:
         return None
 
+    def _fingerprint_data(self) -> Any:
+        """The data that gives the tasks their meaning (corpus, catalogue, sandbox records, task scripts), as JSON
+        or a digest of it; hashed into :attr:`fingerprint` with the tasks."""
+        return None
+
+    def _fingerprint_payload(self, task: Task) -> Any:
+        """The part of ``task.payload`` that defines the task (a family drops machine-specific paths here)."""
+        return task.payload
+
     def _state_key(self) -> Any:
         """A comparable summary of the family's state, for tests that check invalid actions change nothing."""
         return None
@@ -154,6 +165,23 @@ class AbstainEnv(gym.Env[str, str]):
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValueError(f"the step limit must be a positive integer or None, got {limit!r}")
         self.step_limit = limit
+
+    @property
+    def fingerprint(self) -> str:
+        """sha256 of this env's task list (every task with its label and payload) and the data behind it.
+
+        Computed once, on first use; every episode record of a listed task carries it (``record["fingerprint"]``),
+        and the registered ids' values are pinned (see :mod:`agentabstain_gym.fingerprints`), so a change to what
+        an id means cannot go unnoticed.
+        """
+        if self._fingerprint is None:
+            self._fingerprint = task_list_fingerprint(self.family, self._tasks(), data=self._fingerprint_data(),
+                                                      payload=self._fingerprint_payload)
+        return self._fingerprint
+
+    def _listed_fingerprint(self, task: Task) -> str | None:
+        """:attr:`fingerprint` for a task of the env's list; None for a task made from reset options."""
+        return self.fingerprint if any(t is task for t in self._tasks()) else None
 
     @property
     def max_turns_bound(self) -> int:
@@ -259,6 +287,7 @@ class AbstainEnv(gym.Env[str, str]):
             category=task.category, scenario=task.scenario, should_abstain=task.should_abstain, w=task.w, tau=None,
             evidence_turn=None, turns=0, outcome=outcome, success=False, task_reward=0.0, seed=seed, steps=[],
             max_turns=self.turn_budget, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
+            fingerprint=self._listed_fingerprint(task),
         )
         return json_safe(record.to_dict())
 
@@ -328,6 +357,7 @@ class AbstainEnv(gym.Env[str, str]):
             max_turns=self.turn_budget, delay=(tau - w) if (tau is not None and w is not None) else None,
             reaction_delay=(tau - ev - 1) if (tau is not None and ev is not None and task.should_abstain) else None,
             extras={"instruction": task.instruction, **self._episode_extras()},
+            fingerprint=self._listed_fingerprint(task),
         )
 
 

@@ -46,6 +46,9 @@ class EpisodeRecord:
     delay: int | None = None
     reaction_delay: int | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    #: The env's benchmark fingerprint (sha256 of its task list and data) when the task is one of its listed tasks;
+    #: None for a task built from reset options, and absent from files written before fingerprints existed.
+    fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from agentabstain_gym.core.fingerprint import canonical_json, sha256_text
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.custom import custom_functions
 from agentabstain_gym.envs.tools.errors import SpecError
@@ -57,6 +58,10 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|Tr
 def read_yaml(path: Path) -> Any:
     with open(path, encoding="utf-8") as fh:
         return yaml.load(fh, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+
+
+#: Sandbox name -> sha256 of its spec file as parsed, filled by :func:`load_sandbox`.
+_SPEC_DIGESTS: dict[str, str] = {}
 
 
 # ----- the model ----------------------------------------------------------------------------------------------------
@@ -385,10 +390,20 @@ def check_sandbox(name: str) -> list[str]:
 def load_sandbox(name: str) -> SandboxSpec:
     """The sandbox called ``name`` (cached per process); raises :class:`SpecError` listing every problem."""
     path = catalog.sandbox_path(name)
-    spec, problems = parse_sandbox(read_yaml(path), name, str(path))
+    data = read_yaml(path)
+    _SPEC_DIGESTS[name] = sha256_text(canonical_json(data))  # before parsing, which may normalise the data
+    spec, problems = parse_sandbox(data, name, str(path))
     if problems or spec is None:
         raise SpecError(str(path), problems)
     return spec
+
+
+@cache
+def sandbox_digest(name: str) -> str:
+    """sha256 of the sandbox's spec file as parsed (comments and layout do not count) and of its seed records as
+    generated, for benchmark fingerprints. The file is hashed when :func:`load_sandbox` reads it, not read again."""
+    records = load_sandbox(name).snapshot.collections
+    return sha256_text(canonical_json({"spec": _SPEC_DIGESTS[name], "records": records}))
 
 
 def sandbox_snapshot(name: str) -> Snapshot:

@@ -188,6 +188,11 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
         return self.actions.unwrapped.tasks(split=split, category=category)
 
     @property
+    def fingerprint(self) -> str:
+        """The family env's benchmark fingerprint: this form runs the same tasks."""
+        return str(self.actions.unwrapped.fingerprint)
+
+    @property
     def max_turns_bound(self) -> int:
         """The family env's :attr:`~agentabstain_gym.core.base_env.AbstainEnv.max_turns_bound` (one step = one turn)."""
         return int(self.actions.unwrapped.max_turns_bound)

@@ -127,6 +127,11 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         return self._proposal
 
     @property
+    def fingerprint(self) -> str:
+        """The family env's benchmark fingerprint: this form runs the same tasks."""
+        return str(self.env.unwrapped.fingerprint)
+
+    @property
     def max_turns_bound(self) -> int:
         """The family env's :attr:`~agentabstain_gym.core.base_env.AbstainEnv.max_turns_bound` (one step = one turn)."""
         return int(self.env.unwrapped.max_turns_bound)
