@@ -329,7 +329,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     forms = {env_id: family for env_id, family in forms.items() if family in listing}
     if args.json:
         for env_id, family in forms.items():
-            listing[env_id] = {"form_of": family, "fingerprint": listing[family]["fingerprint"]}
+            listing[family].setdefault("numeric_forms", []).append(env_id)
         print(json.dumps(listing, indent=2, sort_keys=True))
         return 0
     for env_id, info in listing.items():

@@ -159,7 +159,8 @@ def test_list_prints_each_fingerprint(monkeypatch: pytest.MonkeyPatch, capsys: p
     assert f"    fingerprint: {value}" in out and f"AbstainQA-Stop-v0  numeric form of AbstainQA-v0  fingerprint: {value}" in out
     assert main(["list", "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
-    assert listing["AbstainQA-v0"]["fingerprint"] == listing["AbstainQA-Stop-v0"]["fingerprint"] == value
+    assert set(listing) == {"AbstainQA-v0"} and listing["AbstainQA-v0"]["fingerprint"] == value
+    assert listing["AbstainQA-v0"]["numeric_forms"] == ["AbstainQA-Stop-v0"]  # same tasks, same fingerprint
 
 
 def test_write_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
