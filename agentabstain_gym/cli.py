@@ -17,7 +17,7 @@ TABLE_COLUMNS = (
     ("success_rate", "Success", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"), ("car", "CAR", "{:.3f}"),
 )
 
-#: The seed's per-scenario table: per-side pass rates, paired accuracy, CAR, and the commit x response classes.
+#: AgentAbstain's per-scenario table: per-side pass rates, paired accuracy, CAR, and the commit x response classes.
 PAIRED_COLUMNS = (
     ("act", "Act", "{:.3f}"), ("abstain", "Abstain", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"),
     ("car", "CAR", "{:.3f}"),
@@ -663,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="metrics tables (and plots) from JSONL episode records")
     p.add_argument("files", nargs="+")
-    p.add_argument("--json", action="store_true", help="print SPEC 8.2's JSON object")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object (overall, by family, category, scenario)")
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
     p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the 95%% intervals")

@@ -1,4 +1,4 @@
-"""The CONVOLVE protocol of the Agentic Abstention paper, on any family's abstention slice (SPEC 6.2).
+"""The CONVOLVE protocol of the Agentic Abstention paper, on any family's abstention slice (docs/design.md, section 8).
 
 1. **Split**: abstain tasks that have a solvable twin (same ``pair_id``), stratified by category with a seeded
    generator: ``n_train`` from the env's ``train`` split, ``n_val`` from ``val``, ``n_heldout`` from ``test``

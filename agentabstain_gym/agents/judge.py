@@ -1,4 +1,4 @@
-"""An LLM judge for free-text replies in the tool sandboxes (SPEC 5.4: the env's optional judge hook).
+"""An LLM judge for free-text replies in the tool sandboxes (the env's optional judge hook).
 
 ``AbstainToolsEnv(judge=...)`` calls ``judge(reply) -> bool`` once per ``respond[<reply>]`` action, with the stripped
 reply text; ``True`` means the reply counts as the episode's ABSTAIN (at that turn), for agents that decline in words
@@ -10,7 +10,7 @@ instead of calling ``abstain``. :class:`LLMJudge` is such a callable backed by a
 
 Decisions worth knowing:
 
-* **The judge lives in ``agents/``** and is passed *into* the env, so no family imports ``agents/`` (SPEC 2). The env
+* **The judge lives in ``agents/``** and is passed *into* the env, so no family imports ``agents/`` (the layering of docs/design.md, section 2). The env
   only knows the string ``"keyword"``; there is deliberately no ``judge="llm"`` string: a name would need a
   process-global registry that the env cannot fill itself without importing ``agents/``, and that a spawned runner
   worker would not see. Pass the instance; it pickles (without its HTTP client), so ``workers > 1`` works.

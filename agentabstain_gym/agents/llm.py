@@ -1,4 +1,4 @@
-"""The LLM agent (SPEC 6): any OpenAI-compatible chat-completions server acting in any family, ABSTAIN included.
+"""The LLM agent: any OpenAI-compatible chat-completions server acting in any family, ABSTAIN included.
 
 Each family's actions are offered as function-calling tools (``data/llm/tools.json``: QA search / answer /
 abstain, web search / click / abstain, terminal run / submit / abstain; tool sandboxes: the sandbox's own schemas

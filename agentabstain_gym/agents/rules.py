@@ -1,4 +1,4 @@
-"""The stopping-rules agent (SPEC 6.1): any agent, with the five deterministic rules watching its run."""
+"""The stopping-rules agent (docs/design.md, section 8): any agent, with the five deterministic rules watching its run."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ class RulesAgent:
     """Lets ``inner`` act until a rule fires on what it has seen, then abstains with the rule's reason.
 
     The rules read only the observations the agent received, so this is an agent, not an oracle; the last decision
-    is kept in :attr:`decision` (the structured ABSTAIN record of the seed) for logs.
+    is kept in :attr:`decision` (the structured ABSTAIN record: action, rule, reason, steps_taken, elapsed_seconds) for logs.
     """
 
     def __init__(self, inner: Agent, rules: StoppingRules | None = None) -> None:

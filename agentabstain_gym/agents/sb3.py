@@ -22,7 +22,7 @@ from gymnasium.envs.registration import load_env_creator
 
 from agentabstain_gym.core.actions import ABSTAIN
 
-SPEC_PREFIX = "sb3:"
+SB3_PREFIX = "sb3:"
 ALGORITHMS = ("PPO", "A2C", "DQN")
 
 
@@ -130,6 +130,6 @@ class SB3StoppingAgent:
 
 def from_spec(spec: str, env_id: str) -> SB3StoppingAgent:
     """The agent of a runner spec ``sb3:PATH``."""
-    if not spec.startswith(SPEC_PREFIX):
+    if not spec.startswith(SB3_PREFIX):
         raise ValueError(f"not an sb3 agent spec: {spec!r} (expected sb3:PATH)")
-    return SB3StoppingAgent(spec[len(SPEC_PREFIX):], env_id)
+    return SB3StoppingAgent(spec[len(SB3_PREFIX):], env_id)

@@ -1,4 +1,4 @@
-"""The episode contract of SPEC section 3, implemented once for every family.
+"""The episode contract (docs/design.md, section 3), implemented once for every family.
 
 A family supplies its tasks, its opening observation and what each of its verbs does; this class does the rest:
 turn accounting, invalid actions, ABSTAIN, truncation, evidence tracking, and the episode record at the end. Nothing

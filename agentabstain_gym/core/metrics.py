@@ -1,4 +1,4 @@
-"""Abstention metrics (SPEC section 4): pure functions over episode records.
+"""Abstention metrics (definitions and formulas: docs/design.md, section 6): pure functions over episode records.
 
 Every function takes an iterable of records (dicts as read from JSONL, or :class:`EpisodeRecord`) and returns plain
 Python numbers, so results go straight into JSON. A metric with nothing to count is ``None``, never 0 or NaN, so an
@@ -23,7 +23,7 @@ Row: TypeAlias = Mapping[str, Any]
 PairKey: TypeAlias = tuple[Any, str]
 
 DEFAULT_MAX_TURNS = 10
-CI_MAX_N = 1000  # SPEC 4: a 95% bootstrap interval where N < 1000
+CI_MAX_N = 1000  # a 95% bootstrap interval is reported where N < 1000
 CI_METRICS = (
     "absrec@1", "overall_recall", "spl", "premature_rate", "over_abstention_rate", "success_rate",
     "mean_task_reward", "act", "abstain", "paired_accuracy", "car",
@@ -294,7 +294,7 @@ def _bootstrap(
 
 
 def summarize(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Every section-4 aggregate of one group of records (SPEC 8.2 keys), with counts and bootstrap intervals."""
+    """Every aggregate of one group of records (the report's keys), with counts and bootstrap intervals."""
     rows = _rows(records)
     w, tau = _w_tau(rows)
     horizon = _horizon(rows)
@@ -341,7 +341,7 @@ def error_counts(records: Iterable[Record]) -> dict[str, int]:
 
 
 def abstention_classes(records: Iterable[Record]) -> dict[str, int]:
-    """How should-abstain episodes ended on the seed's commit x response 2x2 (successful, implicit, post-hoc, no
+    """How should-abstain episodes ended on AgentAbstain's commit x response 2x2 (successful, implicit, post-hoc, no
     abstention), for families that record it (``extras.outcome_class``); empty otherwise."""
     counts = Counter(str((r.get("extras") or {}).get("outcome_class")) for r in _abstain_rows(_rows(records))
                      if (r.get("extras") or {}).get("outcome_class") is not None)
@@ -382,7 +382,7 @@ def _group_with_twins(rows: list[Row], field: str) -> dict[str, list[int]]:
 
 
 def report(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The SPEC 8.2 report: overall, and per family, category, scenario (and agent when several are present)."""
+    """The report: overall, and per family, category, scenario (and agent when several are present)."""
     rows = _rows(records)
 
     def summarize_groups(groups: dict[str, list[int]]) -> dict[str, dict[str, Any]]:

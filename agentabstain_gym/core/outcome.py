@@ -1,4 +1,4 @@
-"""Episode outcomes (SPEC section 3), decided in one place so every family and the metrics agree."""
+"""Episode outcomes (docs/design.md, section 4), decided in one place so every family and the metrics agree."""
 
 from __future__ import annotations
 

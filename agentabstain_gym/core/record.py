@@ -1,4 +1,4 @@
-"""The episode record (SPEC 8.1): one JSON object per episode, and its crash-safe JSONL file.
+"""The episode record (docs/design.md, section 5): one JSON object per episode, and its crash-safe JSONL file.
 
 Fields may be added but never renamed: other people's tools parse these files.
 """

@@ -1,4 +1,4 @@
-"""The five stopping rules of seeds/002 (SPEC 6.1) as a small deterministic engine.
+"""The five stopping rules (docs/design.md, section 8) as a small deterministic engine.
 
 The engine only looks at what an agent could see (the action it sent, the observation it got back, an optional
 caller-supplied state) and at an injectable clock, so the same episode always gives the same decisions. It has no
@@ -150,7 +150,7 @@ def _first_match(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[s
 
 @dataclass(frozen=True)
 class StopDecision:
-    """Which rule fired, why, and when; convertible to the seed's structured record and to an action string."""
+    """Which rule fired, why, and when; convertible to the structured ABSTAIN record and to an action string."""
 
     rule: str
     reason: str
@@ -158,7 +158,7 @@ class StopDecision:
     elapsed_seconds: int
 
     def to_record(self) -> dict[str, Any]:
-        """The structured ABSTAIN record of seeds/002, with exactly its five keys."""
+        """The structured ABSTAIN record, with exactly five keys: action, rule, reason, steps_taken, elapsed_seconds."""
         return {
             "action": "ABSTAIN",
             "rule": self.rule,

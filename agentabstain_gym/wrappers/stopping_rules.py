@@ -1,7 +1,7 @@
-"""Stopping-rules wrapper (SPEC 6.1 and 7): the five rules of seeds/002 around any text env.
+"""Stopping-rules wrapper: the five stopping rules (docs/design.md, section 8) around any text env.
 
 In ``"enforce"`` mode the rules take over: once a rule fires after a step, the next step sends the rule's ABSTAIN
-instead of the agent's action (the seed says: abstain, never retry). A timeout found before a step replaces that
+instead of the agent's action (a fired rule means abstain, never retry). A timeout found before a step replaces that
 step's action at once. In ``"advise"`` mode the agent keeps control and only sees ``info["stopping_rule"]``, which
 makes the rules usable as features or as a teacher.
 

@@ -1,4 +1,4 @@
-"""The CONVOLVE playbook (SPEC 6.2): sections of stopping lessons, each optionally carrying a machine-readable trigger.
+"""The CONVOLVE playbook (docs/design.md, section 8): sections of stopping lessons, each optionally carrying a machine-readable trigger.
 
 One playbook serves two consumers: :meth:`Playbook.render` turns it into prompt text for an LLM, and the triggers
 drive executable stops (:mod:`.stops`) for any agent. Bullets render as ``[<id>] helpful=<n> harmful=<n> ::

@@ -1,4 +1,4 @@
-"""The deterministic trajectory miner: CONVOLVE's reflector and curator without a model (SPEC 6.2).
+"""The deterministic trajectory miner: CONVOLVE's reflector and curator without a model.
 
 From a finished *training* record it finds the turn where abstention became warranted (``w``) and the text that
 revealed it (the instruction when ``evidence_turn`` is 0, else the observation of turn ``evidence_turn``), and

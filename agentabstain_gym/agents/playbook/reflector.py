@@ -1,4 +1,4 @@
-"""The LLM-backed reflector and curator of CONVOLVE (SPEC 6.2), prompts shipped in ``data/playbook``.
+"""The LLM-backed reflector and curator of CONVOLVE, prompts shipped in ``data/playbook``.
 
 The reflector reads a finished training trajectory (with its label: this is the learning step) and says where
 abstention became warranted, the evidence and the lesson; the curator turns that into add / update / merge /

@@ -1,4 +1,4 @@
-"""Playbook as executable stops: a playbook's triggers applied to any agent's run (SPEC 6.2, 7).
+"""Playbook as executable stops: a playbook's triggers applied to any agent's run.
 
 :class:`PlaybookAgent` wraps an agent (scripted, SB3 policy behind an adapter, or an LLM) and sends ABSTAIN instead
 of the agent's action as soon as a trigger fires; :class:`PlaybookStopWrapper` does the same as a Gymnasium wrapper

@@ -1,4 +1,4 @@
-"""The deterministic updater U(playbook, trajectory, reflection) of CONVOLVE (SPEC 6.2).
+"""The deterministic updater U(playbook, trajectory, reflection) of CONVOLVE.
 
 A reflector (the model-free miner or an LLM reflector + curator) proposes operations; U applies them the same way
 whoever proposed them, so a playbook's history is reproducible from its inputs:

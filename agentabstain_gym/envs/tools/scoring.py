@@ -3,7 +3,7 @@
 T+ passes when every critical commit was made (successfully) with its required arguments, the task's ``expect``
 condition holds on the final state, and, for informational tasks, the reply states an accepted answer and no
 distractor. T- passes when nothing was committed and the agent abstained. The 2x2 of commit x abstention gives the
-outcome class on T- (SPEC 4).
+outcome class on T- (docs/design.md, section 6).
 """
 
 from __future__ import annotations

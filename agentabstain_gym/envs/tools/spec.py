@@ -61,7 +61,7 @@ def read_yaml(path: Path) -> Any:
 
 
 #: Sandbox name -> sha256 of its spec file as parsed, filled by :func:`load_sandbox`.
-_SPEC_DIGESTS: dict[str, str] = {}
+_FILE_DIGESTS: dict[str, str] = {}
 
 
 # ----- the model ----------------------------------------------------------------------------------------------------
@@ -391,7 +391,7 @@ def load_sandbox(name: str) -> SandboxSpec:
     """The sandbox called ``name`` (cached per process); raises :class:`SpecError` listing every problem."""
     path = catalog.sandbox_path(name)
     data = read_yaml(path)
-    _SPEC_DIGESTS[name] = sha256_text(canonical_json(data))  # before parsing, which may normalise the data
+    _FILE_DIGESTS[name] = sha256_text(canonical_json(data))  # before parsing, which may normalise the data
     spec, problems = parse_sandbox(data, name, str(path))
     if problems or spec is None:
         raise SpecError(str(path), problems)
@@ -403,7 +403,7 @@ def sandbox_digest(name: str) -> str:
     """sha256 of the sandbox's spec file as parsed (comments and layout do not count) and of its seed records as
     generated, for benchmark fingerprints. The file is hashed when :func:`load_sandbox` reads it, not read again."""
     records = load_sandbox(name).snapshot.collections
-    return sha256_text(canonical_json({"spec": _SPEC_DIGESTS[name], "records": records}))
+    return sha256_text(canonical_json({"spec": _FILE_DIGESTS[name], "records": records}))
 
 
 def sandbox_snapshot(name: str) -> Snapshot:

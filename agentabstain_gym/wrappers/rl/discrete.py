@@ -1,4 +1,4 @@
-"""The action-level SB3 form for families with a finite action set (SPEC 7): ABSTAIN, search and clickable slots.
+"""The action-level SB3 form for families with a finite action set: ABSTAIN, search and clickable slots.
 
 :class:`DiscreteActions` turns a text env whose ``info["available_actions"]`` lists ``has_search_bar`` and
 ``clickables`` (the web family, as WebShop) into ``Discrete(N)``: slot 0 is ABSTAIN, slot 1 searches (with the

@@ -1,4 +1,4 @@
-"""The stopping-policy env (SPEC 7): a family's solver acts, the policy only decides when to stop.
+"""The stopping-policy env: a family's solver acts, the policy only decides when to stop.
 
 Stable-Baselines3 cannot consume text spaces, and learning a whole web or QA agent from scratch is not the point of
 the suite: the question is *when* to abstain. So the family's heuristic solver, with its own abstention switched
