@@ -6,15 +6,16 @@ gives the tasks their meaning (the QA corpus, the web catalogue, the tool sandbo
 scripts). Each env computes its own (:attr:`~agentabstain_gym.core.base_env.AbstainEnv.fingerprint`) and writes it
 into every episode record; :mod:`agentabstain_gym.fingerprints` pins the registered ids' values.
 
->>> from agentabstain_gym.core.task import Task
->>> one = Task("t1", "qa", "Who founded Acme?", False, "answerable")
->>> two = Task("t2", "qa", "Who is the best?", True, "subjective", w=1)
->>> fingerprint("qa", [one, two]) == fingerprint("qa", [two, one])  # the order of the list does not matter
-True
->>> fingerprint("qa", [one, two]) == fingerprint("qa", [one])  # the tasks do
-False
->>> len(fingerprint("qa", [one]))
-64
+Examples:
+    >>> from agentabstain_gym.core.task import Task
+    >>> one = Task("t1", "qa", "Who founded Acme?", False, "answerable")
+    >>> two = Task("t2", "qa", "Who is the best?", True, "subjective", w=1)
+    >>> fingerprint("qa", [one, two]) == fingerprint("qa", [two, one])  # the order of the list does not matter
+    True
+    >>> fingerprint("qa", [one, two]) == fingerprint("qa", [one])  # the tasks do
+    False
+    >>> len(fingerprint("qa", [one]))
+    64
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ def _plain(value: Any) -> Any:
 def canonical_json(value: Any) -> str:
     """``value`` as one canonical JSON text: sorted keys, no spaces, tuples as lists, sets sorted.
 
-    >>> canonical_json({"b": (1, 2), "a": {3, 1}})
-    '{"a":[1,3],"b":[1,2]}'
+    Examples:
+        >>> canonical_json({"b": (1, 2), "a": {3, 1}})
+        '{"a":[1,3],"b":[1,2]}'
     """
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False,
                       default=_plain)

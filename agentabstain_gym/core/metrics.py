@@ -181,7 +181,16 @@ def overall_recall(records: Iterable[Record]) -> float | None:
 
 
 def spl(records: Iterable[Record]) -> float | None:
-    """Recall weighted by w / tau, so late abstentions earn partial credit (Success weighted by Path Length)."""
+    """Recall weighted by w / tau, so late abstentions earn partial credit (Success weighted by Path Length).
+
+    Examples:
+        The worked example of the design document: w = (1, 2, 3), tau = (1, none, 4).
+
+        >>> records = [{"should_abstain": True, "w": 1, "tau": 1}, {"should_abstain": True, "w": 2, "tau": None},
+        ...            {"should_abstain": True, "w": 3, "tau": 4}]
+        >>> round(spl(records), 3), abs_rec_at_k(records, 1), abs_rec_at_k(records, 2)
+        (0.583, 0.3333333333333333, 0.6666666666666666)
+    """
     return _mean(_abstain_vectors(*_w_tau(_rows(records)))["spl"])
 
 
@@ -224,6 +233,14 @@ def paired_metrics(records: Iterable[Record]) -> dict[str, Any]:
     A constant policy (always act, always abstain) fails one side of every pair, so it scores 0 paired accuracy.
     A pair with several abstain records counts once per abstain record; its act side is correct only when every
     act record of the pair is.
+
+    Examples:
+        An agent that never abstains passes the act side of each pair and fails the other:
+
+        >>> never = [{"pair_id": "p1", "should_abstain": False, "success": True},
+        ...          {"pair_id": "p1", "should_abstain": True, "success": False}]
+        >>> paired_metrics(never)
+        {'act': 1.0, 'abstain': 0.0, 'paired_accuracy': 0.0, 'car': 0.0, 'n_pairs': 1}
     """
     return _paired(*_pair_units(_rows(records)))
 

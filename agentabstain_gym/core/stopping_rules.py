@@ -179,6 +179,15 @@ class StoppingRules:
     Each :meth:`observe` and :meth:`check_timeout` call reads the clock exactly once (and :meth:`reset` once), so a
     list-driven fake clock in tests lines up with steps. If :meth:`reset` was never called, the first clock reading
     starts the episode.
+
+    Examples:
+        >>> rules = StoppingRules(clock=lambda: 0.0)  # a fixed clock: the timeout rule never fires
+        >>> rules.reset("Search page")
+        >>> rules.observe("search[blue kettle]", "No results.") is None  # one empty result is not a pattern
+        True
+        >>> decision = rules.observe("search[blue kettle]", "No results.")
+        >>> decision.rule, decision.to_action()
+        ('empty-result-repetition', 'abstain[empty-result-repetition: 2 consecutive identical empty results ("no results")]')
     """
 
     def __init__(

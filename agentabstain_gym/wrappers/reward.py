@@ -23,6 +23,14 @@ class AbstentionReward(gym.Wrapper[str, str, str, str], gym.utils.RecordConstruc
 
     Every non-final step earns ``step_cost`` (0 by default; a negative value charges for turns). The unshaped
     reward stays available as ``info["task_reward"]`` on the final step.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> env = AbstentionReward(gym.make("AbstainQA-v0"), premature=-0.5)
+        >>> env.shaped({"outcome": "late", "w": 2, "tau": 4})  # justified, two turns late: w / tau
+        0.5
+        >>> env.shaped({"outcome": "premature", "w": 2, "tau": 1})
+        -0.5
     """
 
     def __init__(self, env: gym.Env[str, str], *, justified: float = 1.0, spl_weighted: bool = True,

@@ -35,6 +35,15 @@ class KeepRecordOnTimeLimit(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordCon
     public spec and the public ``env`` attribute of a ``TimeLimit`` are read, never a wrapper's private state; envs
     without ``set_step_limit`` pass through unchanged. A ``TimeLimit`` right below this wrapper whose limit is the
     registered one and is shorter than the env's :attr:`max_turns_bound` is removed (see the module docstring).
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> gym.spec("AbstainQA-v0").max_episode_steps  # the family's default turn budget
+        10
+        >>> gym.make("AbstainQA-v0").spec.max_episode_steps
+        10
+        >>> gym.make("AbstainQA-v0", max_turns=15).spec.max_episode_steps is None  # the env's own budget wins
+        True
     """
 
     def __init__(self, env: gym.Env[Any, Any]) -> None:
