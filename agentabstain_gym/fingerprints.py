@@ -40,6 +40,7 @@ def registered_fingerprint(env_id: str) -> str:
 
 
 def all_ids() -> tuple[str, ...]:
+    """Every registered id: the text ids, then the numeric forms."""
     import agentabstain_gym
 
     return agentabstain_gym.ENV_IDS + agentabstain_gym.SB3_ENV_IDS
@@ -66,12 +67,16 @@ def read_pinned(path: str | Path) -> dict[str, str]:
 
 
 def pinned_text(fingerprints: Mapping[str, str]) -> str:
+    """The pinned file's text: an ``_about`` line with the version rule, then id -> fingerprint, sorted."""
     about = ("sha256 of each registered id's canonical task list and data (agentabstain_gym/core/fingerprint.py). "
              + VERSION_RULE[0].upper() + VERSION_RULE[1:] + ".")
     return json.dumps({"_about": about, **dict(sorted(fingerprints.items()))}, indent=2, ensure_ascii=False) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m agentabstain_gym.fingerprints [--write FILE | --check FILE]``; 0 ok, 1 differences, 2 bad
+    file.
+    """
     parser = argparse.ArgumentParser(prog="python -m agentabstain_gym.fingerprints",
                                      description="Benchmark fingerprints of the registered ids.")
     group = parser.add_mutually_exclusive_group()

@@ -82,6 +82,9 @@ def load_prompt() -> str:
 
 
 def prompt_version(prompt: str) -> str:
+    """A short hash of the judge prompt, stored with each verdict so a changed prompt never reuses cached
+    ones.
+    """
     return "sha256:" + hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
 
 
@@ -103,6 +106,7 @@ class Verdict:
     cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdict as a plain ``dict`` (for the cache file and records)."""
         return asdict(self)
 
 
@@ -223,9 +227,11 @@ class LLMJudge:
         return verdict
 
     def key(self, reply: str) -> str:
+        """The cache key of a reply: model, prompt version and the reply itself."""
         return cache_key(self.model, self.prompt_version, reply)
 
     def messages(self, reply: str) -> list[dict[str, str]]:
+        """The chat messages that ask the model to classify ``reply`` (cut to ``max_reply_chars``)."""
         shown = reply
         if len(shown) > self.max_reply_chars:
             shown = shown[: self.max_reply_chars] + f"\n[... {len(reply) - self.max_reply_chars} more characters]"

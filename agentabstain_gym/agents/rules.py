@@ -23,12 +23,14 @@ class RulesAgent:
         self._last_action: str | None = None
 
     def reset(self) -> None:
+        """Reset the inner agent and the rules for a new episode."""
         self.inner.reset()
         self.rules.reset()
         self.decision = None
         self._last_action = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """The inner agent's action, or the rules' ABSTAIN once a rule has fired on what was seen."""
         if self._last_action is None:
             self.rules.reset(observation=observation)
             decision = self.rules.check_timeout()

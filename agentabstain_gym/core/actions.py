@@ -72,6 +72,7 @@ class ActionError:
 
 
 def describe(verbs: Iterable[str]) -> str:
+    """The accepted actions as shown to an agent in error messages: ``search[...], click[...]``."""
     return ", ".join(f"{v}[...]" for v in verbs)
 
 

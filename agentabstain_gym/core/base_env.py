@@ -196,6 +196,9 @@ class AbstainEnv(gym.Env[str, str]):
         return self.max_turns if self.step_limit is None else min(self.max_turns, self.step_limit)
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode on a task drawn with ``np_random`` or chosen by ``options`` (see
+        :data:`RESET_OPTIONS`).
+        """
         super().reset(seed=seed)
         self._reset_seed = seed
         self._task = self._select_task(options or {})
@@ -209,6 +212,9 @@ class AbstainEnv(gym.Env[str, str]):
         return observation, self._info()
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Carry out one turn; the final step's ``info["abstention"]`` holds the episode record, whatever
+        ended it.
+        """
         if self._task is None or self._done:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         self._turn += 1
@@ -292,6 +298,7 @@ class AbstainEnv(gym.Env[str, str]):
         return json_safe(record.to_dict())
 
     def render(self) -> str | None:
+        """The last observation (``ansi``), or print it (``human``)."""
         if self.render_mode == "ansi":
             return self._last_observation
         if self.render_mode == "human":

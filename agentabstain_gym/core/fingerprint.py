@@ -59,6 +59,7 @@ def canonical_json(value: Any) -> str:
 
 
 def sha256_text(text: str) -> str:
+    """sha256 (hex) of ``text`` as UTF-8."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

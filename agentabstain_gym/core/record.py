@@ -51,10 +51,14 @@ class EpisodeRecord:
     fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a plain ``dict``, ready for ``json.dumps``."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EpisodeRecord:
+        """A record from a parsed JSON line; unknown keys are ignored, so files from newer versions still
+        load.
+        """
         missing = [name for name in RECORD_FIELDS if name not in data and name not in ("committed", "agent", "seed")]
         if missing:
             raise ValueError(f"episode record lacks field(s) {missing}")
@@ -102,6 +106,7 @@ class AbstentionRecord(Mapping[str, Any]):
 
 
 def as_dict(record: EpisodeRecord | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A record of any of the three forms (dataclass, ``AbstentionRecord``, mapping) as a mapping."""
     if isinstance(record, EpisodeRecord | AbstentionRecord):
         return record.to_dict()
     return record
@@ -146,4 +151,5 @@ def iter_records(path: str | os.PathLike[str], *, warn: bool = True) -> Iterator
 
 
 def read_records(paths: Iterable[str | os.PathLike[str]], *, warn: bool = True) -> list[dict[str, Any]]:
+    """Every readable record of ``paths``, in file order (unreadable lines are skipped with a warning)."""
     return [r for p in paths for r in iter_records(p, warn=warn)]

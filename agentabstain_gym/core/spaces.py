@@ -22,6 +22,8 @@ _OUTSIDE = re.compile("[^" + "".join(re.escape(c) for c in sorted(CHARSET)) + "]
 
 
 def text_space(max_length: int) -> spaces.Text:
+    """A ``Text`` space over the suite's printable charset (Gymnasium's default charset fails ``check_env``).
+    """
     return spaces.Text(max_length=max_length, min_length=0, charset=CHARSET)
 
 

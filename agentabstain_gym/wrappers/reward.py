@@ -45,6 +45,9 @@ class AbstentionReward(gym.Wrapper[str, str, str, str], gym.utils.RecordConstruc
         self.task_scale, self.step_cost = task_scale, step_cost
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env; on the final step, replace the reward by :meth:`shaped` and keep the original in
+        ``info["task_reward"]``.
+        """
         observation, reward, terminated, truncated, info = self.env.step(action)
         record = info.get("abstention")
         if record is None:

@@ -58,6 +58,7 @@ class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordCons
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and the rules; the opening observation is the baseline for progress."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._pending = None
         # The reset observation is the progress baseline: an action that just shows the same page again is no progress.
@@ -65,6 +66,9 @@ class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordCons
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env (sending the pending rule's ABSTAIN instead of ``action`` in enforce mode) and check
+        the rules.
+        """
         enforced: StopDecision | None = None
         fired_before: StopDecision | None = None
         if self.mode == "enforce":

@@ -61,10 +61,12 @@ def pattern_for(gram: tuple[str, ...]) -> str:
 
 
 def phrase(gram: tuple[str, ...]) -> str:
+    """An n-gram as the phrase it stands for."""
     return " ".join(gram)
 
 
 def record_instruction(record: Mapping[str, Any]) -> str:
+    """The instruction of a record (from ``extras``, where the env keeps it)."""
     extras = record.get("extras") or {}
     return str(extras.get("instruction") or record.get("instruction") or "")
 

@@ -27,6 +27,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def load_prompt(name: str) -> Template:
+    """A shipped prompt template of ``data/playbook``."""
     return Template(resources.files("agentabstain_gym").joinpath("data", "playbook", name).read_text("utf-8"))
 
 
@@ -47,6 +48,7 @@ def extract_json(text: str) -> dict[str, Any]:
 
 
 def format_trajectory(record: Mapping[str, Any], limit: int = OBSERVATION_CHARS) -> str:
+    """A record's steps as text for the reflector, each observation cut to ``limit`` characters."""
     lines = []
     for step in record.get("steps") or []:
         obs = str(step.get("observation", ""))

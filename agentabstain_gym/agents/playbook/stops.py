@@ -81,6 +81,7 @@ class PlaybookAgent:
         self.fired: str | None = None
 
     def reset(self, seed: int | None = None) -> None:
+        """Reset the inner agent (with ``seed`` when it takes one) and forget which bullet fired."""
         self.fired = None
         reset = self.inner.reset
         if seed is not None and "seed" in inspect.signature(reset).parameters:
@@ -89,6 +90,9 @@ class PlaybookAgent:
             reset()
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """ABSTAIN with the bullet's lesson when a trigger fires on what the agent has seen, else the inner
+        agent's action.
+        """
         bullet = self.stops.check(observation, info)
         if bullet is not None:
             self.fired = bullet.id
@@ -119,11 +123,13 @@ class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConst
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and check the triggers against the opening observation."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._pending = self.stops.check(str(obs), info)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Send ABSTAIN instead of ``action`` when a trigger fired after the last step, else ``action``."""
         enforced = self._pending
         self._pending = None
         sent = stop_action(enforced) if enforced is not None else action

@@ -52,6 +52,7 @@ class DiscreteActions(gym.Wrapper[Any, np.int64, Any, str], gym.utils.RecordCons
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and take slot 1's query from the solver's opening search, if any."""
         observation, info = self.env.reset(seed=seed, options=options)
         self._info = info
         self._query = str(info.get("instruction", ""))
@@ -63,6 +64,7 @@ class DiscreteActions(gym.Wrapper[Any, np.int64, Any, str], gym.utils.RecordCons
         return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Send the text action of slot ``action`` (an empty slot costs the turn as an invalid action)."""
         text = self.action_text(discrete_action(action, self.n_actions))
         observation, reward, terminated, truncated, info = self.env.step(text)
         self._info = info
@@ -106,6 +108,9 @@ class HashedTextObservation(gym.Wrapper[np.ndarray, Any, str, Any], gym.utils.Re
         self.observation_space = spaces.Box(0.0, 1.0, shape=(2 * dim + 1,), dtype=np.float32)
 
     def encode(self, observation: str, info: Mapping[str, Any]) -> np.ndarray:
+        """The Box vector of an observation: hashed instruction tokens, hashed observation tokens, turn
+        fraction.
+        """
         turn = int(info.get("turn") or 0) / max(1, int(info.get("max_turns") or 1))
         return np.concatenate([hashed_bag(str(info.get("instruction", "")), self.dim),
                                hashed_bag(observation, self.dim),
@@ -113,10 +118,12 @@ class HashedTextObservation(gym.Wrapper[np.ndarray, Any, str, Any], gym.utils.Re
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the env and encode the opening observation."""
         observation, info = self.env.reset(seed=seed, options=options)
         return self.encode(observation, info), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Step the env and encode the observation."""
         observation, reward, terminated, truncated, info = self.env.step(action)
         return self.encode(observation, info), float(reward), terminated, truncated, info
 
@@ -185,6 +192,7 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
         self._running = False
 
     def tasks(self, split: str | None = None, category: str | None = None) -> list[Task]:
+        """The family env's tasks (the same filters as :meth:`AbstainEnv.tasks`)."""
         return self.actions.unwrapped.tasks(split=split, category=category)
 
     @property
@@ -202,9 +210,11 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
         self.actions.unwrapped.set_step_limit(limit)
 
     def state_key(self) -> Any:
+        """The family env's state and whether an episode runs, for the conformance tests."""
         return (self.actions.unwrapped.state_key(), self._running)
 
     def action_masks(self) -> np.ndarray:
+        """True for the slots that do something now (for MaskablePPO)."""
         return self.actions.action_masks()
 
     def _observe(self, observation: str, info: Mapping[str, Any]) -> np.ndarray:
@@ -216,12 +226,14 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the family env (same ``seed`` and ``options``) and return the opening page's vector."""
         super().reset(seed=seed)
         observation, info = self.actions.reset(seed=seed, options=options)
         self._running = True
         return self._observe(observation, info), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Send slot ``action``'s text action; the final ``info`` carries the episode record."""
         if not self._running:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         observation, reward, terminated, truncated, info = self.actions.step(action)
@@ -229,7 +241,9 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
         return self._observe(observation, info), float(reward), terminated, truncated, info
 
     def render(self) -> str | None:
+        """The family env's rendering of the current page."""
         return self.actions.render()  # type: ignore[return-value]
 
     def close(self) -> None:
+        """Close the family env."""
         self.actions.close()

@@ -115,10 +115,12 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
 
     # ----- what the family env offers, passed through for runners and tests ---------------------------------------
     def tasks(self, split: str | None = None, category: str | None = None) -> list[Task]:
+        """The family env's tasks (the same filters as :meth:`AbstainEnv.tasks`)."""
         return self.env.unwrapped.tasks(split=split, category=category)
 
     @property
     def max_turns(self) -> int:
+        """The family env's turn budget."""
         return int(self.env.unwrapped.max_turns)
 
     @property
@@ -141,11 +143,15 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         self.env.unwrapped.set_step_limit(limit)
 
     def state_key(self) -> Any:
+        """The family env's state, the pending proposal and whether an episode runs, for the conformance
+        tests.
+        """
         return (self.env.unwrapped.state_key(), self._proposal, self._running)
 
     # ----- Gymnasium API ------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the family env and the solver, and return the features with the solver's first proposal."""
         super().reset(seed=seed)
         observation, info = self.env.reset(seed=seed, options=options)
         self.solver.reset()
@@ -155,6 +161,7 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         return self.features.vector(observation, info, self._proposal), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """``0`` sends the solver's proposal, ``1`` sends ABSTAIN; returns the features of what follows."""
         if not self._running:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         sent = ABSTAIN if discrete_action(action, 2) == STOP else self._proposal
@@ -168,7 +175,9 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         return self.features.vector(observation, info, self._proposal), float(reward), terminated, truncated, info
 
     def render(self) -> str | None:
+        """The family env's rendering."""
         return self.env.render()  # type: ignore[return-value]
 
     def close(self) -> None:
+        """Close the family env."""
         self.env.close()
