@@ -204,6 +204,9 @@ def format_report(rep: dict[str, Any], per_agent: dict[str, dict[str, Any]] | No
 
 
 def render(records: list[dict[str, Any]], *, as_json: bool, bootstrap: int = 1000) -> str:
+    """The report of ``records``: text tables, or one JSON object (with each agent's own tables under
+    ``per_agent``).
+    """
     from agentabstain_gym.core.metrics import report
 
     rep = report(records, bootstrap=bootstrap)
@@ -283,6 +286,7 @@ def _error_summary(records: list[dict[str, Any]]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """``abstain-gym report``: metrics tables (and plots) from run files."""
     if args.plots:
         _check_plots(args.plots, force=args.force)
     records = _read(args.files)
@@ -319,6 +323,7 @@ def task_counts(env_id: str) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """``abstain-gym list``: each text id's task counts and benchmark fingerprint, and the numeric forms."""
     import gymnasium as gym
 
     import agentabstain_gym
@@ -408,6 +413,7 @@ def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """``abstain-gym eval``: plan, run (resumably) and report envs x agents x episodes."""
     from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
@@ -504,6 +510,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``abstain-gym play``: a human plays one episode in the terminal."""
     import gymnasium as gym
 
     from agentabstain_gym.runner import check_env_id
@@ -540,6 +547,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_terminal_build_image(args: argparse.Namespace) -> int:
+    """``abstain-gym terminal build-image``: build the terminal family's Docker image locally."""
     import subprocess
 
     from agentabstain_gym.envs.terminal.image import build_image
@@ -554,6 +562,7 @@ def cmd_terminal_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_terminal_validate(args: argparse.Namespace) -> int:
+    """``abstain-gym terminal validate``: one line per problem of the task folders under a directory."""
     from agentabstain_gym.envs.terminal.tasks import validate_path
 
     if not Path(args.dir).exists():
@@ -568,6 +577,7 @@ def cmd_terminal_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_tools_generate(args: argparse.Namespace) -> int:
+    """``abstain-gym tools generate``: fresh replay-validated pairs from the sandboxes' templates."""
     from collections import Counter
 
     from agentabstain_gym.envs.tools.fresh import TemplateError, generate, write_pairs
@@ -590,6 +600,7 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """``abstain-gym export``: episode records as chat-format JSONL."""
     from agentabstain_gym import export
 
     check_new_file(args.out, force=args.force)
@@ -597,6 +608,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """``abstain-gym train``: PPO stopping policies on a family's Stop form, compared with the baselines."""
     try:
         import stable_baselines3  # noqa: F401
     except ImportError:
@@ -620,6 +632,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``abstain-gym`` argument parser with every subcommand."""
     from agentabstain_gym import convolve, export, mcp_server
     from agentabstain_gym.agents.llm import add_llm_arguments
 
@@ -723,6 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``abstain-gym`` entry point: 0 on success, 2 with one line on a usage error."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

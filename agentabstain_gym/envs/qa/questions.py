@@ -48,6 +48,7 @@ class Side:
 
     @property
     def should_abstain(self) -> bool:
+        """Whether this side is an abstain question (any category but ``answerable``)."""
         return self.category != "answerable"
 
 
@@ -56,6 +57,7 @@ def _cap(text: str) -> str:
 
 
 def possessive(name: str) -> str:
+    """``name``'s, or ``name``' after a final s."""
     return name + ("'" if name.endswith("s") else "'s")
 
 
