@@ -56,6 +56,7 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|Tr
 
 
 def read_yaml(path: Path) -> Any:
+    """A YAML file read with the safe loader."""
     with open(path, encoding="utf-8") as fh:
         return yaml.load(fh, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
 
@@ -67,6 +68,7 @@ _FILE_DIGESTS: dict[str, str] = {}
 # ----- the model ----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FieldSpec:
+    """A typed field of a collection (type, enum, required, default, hidden)."""
     name: str
     type: str
     items: str | None = None
@@ -79,6 +81,7 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class CollectionSpec:
+    """A collection of a sandbox: its key, typed fields and how new ids are made."""
     name: str
     key: str
     fields: dict[str, FieldSpec]
@@ -89,6 +92,7 @@ class CollectionSpec:
 
     @property
     def visible(self) -> tuple[str, ...]:
+        """The fields tools show by default (not hidden)."""
         return tuple(n for n, f in self.fields.items() if not f.hidden)
 
     def defaults(self) -> dict[str, Any]:
@@ -99,6 +103,7 @@ class CollectionSpec:
 
 @dataclass(frozen=True)
 class ParamSpec:
+    """A typed parameter of a tool, as its schema shows it."""
     name: str
     type: str
     description: str
@@ -113,6 +118,7 @@ class ParamSpec:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool: its kind (lookup, verify, commit), parameters and the operation or function that runs it."""
     name: str
     description: str
     kind: str
@@ -125,11 +131,13 @@ class ToolSpec:
 
     @property
     def required(self) -> tuple[str, ...]:
+        """The names of the required parameters."""
         return tuple(n for n, p in self.params.items() if p.required)
 
 
 @dataclass(frozen=True)
 class SandboxSpec:
+    """A parsed sandbox: clock, context values, collections with their seed records, and tools."""
     name: str
     title: str
     description: str
@@ -141,6 +149,7 @@ class SandboxSpec:
     snapshot: Snapshot = field(compare=False, repr=False, default_factory=lambda: Snapshot({}))
 
     def kind_counts(self) -> dict[str, int]:
+        """How many tools of each kind the sandbox has."""
         return {k: sum(t.kind == k for t in self.tools.values()) for k in KINDS}
 
     def __reduce__(self) -> Any:
@@ -407,6 +416,7 @@ def sandbox_digest(name: str) -> str:
 
 
 def sandbox_snapshot(name: str) -> Snapshot:
+    """The seed records of a sandbox (shared, never changed)."""
     return load_sandbox(name).snapshot
 
 
