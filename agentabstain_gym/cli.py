@@ -17,7 +17,7 @@ TABLE_COLUMNS = (
     ("success_rate", "Success", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"), ("car", "CAR", "{:.3f}"),
 )
 
-#: The seed's per-scenario table: per-side pass rates, paired accuracy, CAR, and the commit x response classes.
+#: AgentAbstain's per-scenario table: per-side pass rates, paired accuracy, CAR, and the commit x response classes.
 PAIRED_COLUMNS = (
     ("act", "Act", "{:.3f}"), ("abstain", "Abstain", "{:.3f}"), ("paired_accuracy", "PairAcc", "{:.3f}"),
     ("car", "CAR", "{:.3f}"),
@@ -204,6 +204,9 @@ def format_report(rep: dict[str, Any], per_agent: dict[str, dict[str, Any]] | No
 
 
 def render(records: list[dict[str, Any]], *, as_json: bool, bootstrap: int = 1000) -> str:
+    """The report of ``records``: text tables, or one JSON object (with each agent's own tables under
+    ``per_agent``).
+    """
     from agentabstain_gym.core.metrics import report
 
     rep = report(records, bootstrap=bootstrap)
@@ -233,7 +236,21 @@ def _read(paths: list[str]) -> list[dict[str, Any]]:
     if dropped:
         print(f"warning: dropped {dropped} duplicate episode record(s) (same env_id, agent, task_id and seed; "
               "the first is kept)", file=sys.stderr)
+    for line in mixed_fingerprints(records):
+        print(f"warning: {line}", file=sys.stderr)
     return records
+
+
+def mixed_fingerprints(records: list[dict[str, Any]]) -> list[str]:
+    """One line per env id whose records carry more than one benchmark fingerprint (runs of different task lists
+    are being pooled). Records without one (older files, custom tasks) are not counted."""
+    seen: dict[str, set[str]] = {}
+    for r in records:
+        if isinstance(r.get("fingerprint"), str):
+            seen.setdefault(str(r.get("env_id")), set()).add(r["fingerprint"])
+    return [f"{env_id} records carry {len(values)} benchmark fingerprints ("
+            + ", ".join(v[:12] for v in sorted(values)) + "): episodes of different task lists are pooled"
+            for env_id, values in sorted(seen.items()) if len(values) > 1]
 
 
 def dedupe(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
@@ -269,6 +286,7 @@ def _error_summary(records: list[dict[str, Any]]) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """``abstain-gym report``: metrics tables (and plots) from run files."""
     if args.plots:
         _check_plots(args.plots, force=args.force)
     records = _read(args.files)
@@ -292,7 +310,7 @@ def task_counts(env_id: str) -> dict[str, Any]:
     tasks = env.unwrapped.tasks()
     info: dict[str, Any] = {"family": env.unwrapped.family, "tasks": len(tasks),
                             "should_abstain": sum(t.should_abstain for t in tasks),
-                            "max_turns": env.unwrapped.max_turns}
+                            "max_turns": env.unwrapped.max_turns, "fingerprint": env.unwrapped.fingerprint}
     for key, getter in (("split", lambda t: t.split), ("category", lambda t: t.category),
                         ("scenario", lambda t: t.scenario)):
         counts: dict[str, int] = {}
@@ -310,15 +328,24 @@ def task_counts(env_id: str) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """``abstain-gym list``: each text id's task counts and benchmark fingerprint, and the numeric forms."""
+    import gymnasium as gym
+
     import agentabstain_gym
 
     listing = {env_id: task_counts(env_id) for env_id in agentabstain_gym.ENV_IDS}
+    # the numeric forms run their family id's tasks, so they share its fingerprint
+    forms = {env_id: gym.spec(env_id).kwargs["env_id"] for env_id in agentabstain_gym.SB3_ENV_IDS}
+    forms = {env_id: family for env_id, family in forms.items() if family in listing}
     if args.json:
+        for env_id, family in forms.items():
+            listing[family].setdefault("numeric_forms", []).append(env_id)
         print(json.dumps(listing, indent=2, sort_keys=True))
         return 0
     for env_id, info in listing.items():
         print(f"{env_id}  family={info['family']}  tasks={info['tasks']} "
               f"(should abstain {info['should_abstain']})  max_turns={info['max_turns']}")
+        print(f"    fingerprint: {info['fingerprint']}")
         for key in ("split", "category", "scenario", "pairs_by_split", "pairs_by_scenario", "delta_location", "phase",
                     "task_type", "tool_kinds"):
             if isinstance(info.get(key), dict):
@@ -326,6 +353,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         if isinstance(info.get("sandboxes"), dict) and len(info["sandboxes"]) > 1:
             print(f"    sandboxes: {len(info['sandboxes'])} (" + ", ".join(
                 f"{name} {kinds.get('tools')}" for name, kinds in info["sandboxes"].items()) + " tools)")
+    for env_id, family in forms.items():
+        print(f"{env_id}  numeric form of {family}  fingerprint: {listing[family]['fingerprint']}")
     return 0
 
 
@@ -404,6 +433,7 @@ def terminal_task_kwargs(tasks: str | None, overlay: str | None, env_ids: list[s
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """``abstain-gym eval``: plan, run (resumably) and report envs x agents x episodes."""
     from agentabstain_gym.core.task import SPLITS
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
@@ -503,6 +533,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``abstain-gym play``: a human plays one episode in the terminal."""
     import gymnasium as gym
 
     from agentabstain_gym.runner import check_env_id
@@ -541,6 +572,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_terminal_build_image(args: argparse.Namespace) -> int:
+    """``abstain-gym terminal build-image``: build the terminal family's Docker image locally."""
     import subprocess
 
     from agentabstain_gym.envs.terminal.image import build_image
@@ -555,6 +587,7 @@ def cmd_terminal_build_image(args: argparse.Namespace) -> int:
 
 
 def cmd_terminal_validate(args: argparse.Namespace) -> int:
+    """``abstain-gym terminal validate``: one line per problem of the task folders under a directory."""
     from agentabstain_gym.envs.terminal.tasks import validate_path
 
     if not Path(args.dir).exists():
@@ -569,6 +602,7 @@ def cmd_terminal_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_tools_generate(args: argparse.Namespace) -> int:
+    """``abstain-gym tools generate``: fresh replay-validated pairs from the sandboxes' templates."""
     from collections import Counter
 
     from agentabstain_gym.envs.tools.fresh import TemplateError, generate, write_pairs
@@ -593,6 +627,7 @@ def cmd_tools_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """``abstain-gym export``: episode records as chat-format JSONL."""
     from agentabstain_gym import export
 
     check_new_file(args.out, force=args.force)
@@ -600,6 +635,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """``abstain-gym train``: PPO stopping policies on a family's Stop form, compared with the baselines."""
     try:
         import stable_baselines3  # noqa: F401
     except ImportError:
@@ -623,13 +659,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``abstain-gym`` argument parser with every subcommand."""
     from agentabstain_gym import convolve, export, mcp_server, serve
     from agentabstain_gym.agents.llm import add_llm_arguments
 
     parser = _Parser(prog="abstain-gym", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("list", help="registered ids with their task counts")
+    p = sub.add_parser("list", help="registered ids with their task counts and benchmark fingerprints")
     p.add_argument("--json", action="store_true", help="one JSON object keyed by env id")
     p.set_defaults(func=cmd_list)
 
@@ -669,7 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="metrics tables (and plots) from JSONL episode records")
     p.add_argument("files", nargs="+")
-    p.add_argument("--json", action="store_true", help="print SPEC 8.2's JSON object")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object (overall, by family, category, scenario)")
     p.add_argument("--plots", default=None, help="directory for the PNG plots")
     p.add_argument("--force", action="store_true", help="overwrite existing --plots images")
     p.add_argument("--bootstrap", type=nonnegative_int, default=1000, help="bootstrap resamples for the 95%% intervals")
@@ -742,6 +779,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``abstain-gym`` entry point: 0 on success, 2 with one line on a usage error."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

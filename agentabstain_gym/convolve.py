@@ -1,4 +1,4 @@
-"""The CONVOLVE protocol of the Agentic Abstention paper, on any family's abstention slice (SPEC 6.2).
+"""The CONVOLVE protocol of the Agentic Abstention paper, on any family's abstention slice (docs/design.md, section 8).
 
 1. **Split**: abstain tasks that have a solvable twin (same ``pair_id``), stratified by category with a seeded
    generator: ``n_train`` from the env's ``train`` split, ``n_val`` from ``val``, ``n_heldout`` from ``test``
@@ -67,6 +67,7 @@ class ConvolveConfig:
     reflector_llm: dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
+        """Raise ``ValueError`` on an unknown mode or reflector, or on impossible set sizes."""
         if self.apply not in APPLY_MODES:
             raise ValueError(f"apply must be one of {APPLY_MODES}, got {self.apply!r}")
         if self.reflector not in REFLECTORS:
@@ -340,6 +341,8 @@ def add_arguments(parser: Any) -> None:
 
 
 def config_from_args(args: Any) -> ConvolveConfig:
+    """A :class:`ConvolveConfig` from the parsed command line (the reflector may use another model or server).
+    """
     llm = {k: v for k, v in (("base_url", args.base_url), ("model", args.model), ("api_key", args.api_key))
            if v is not None}
     reflector_llm = dict(llm)
@@ -353,6 +356,7 @@ def config_from_args(args: Any) -> ConvolveConfig:
 
 
 def run_cli(args: Any) -> int:
+    """Run the protocol from parsed arguments; bad names or files give one line and exit code 2."""
     import sys
 
     import agentabstain_gym
@@ -393,6 +397,7 @@ def run_cli(args: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``abstain-gym convolve`` as a standalone command."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="abstain-gym convolve", description=__doc__.split("\n\n")[0])

@@ -45,6 +45,7 @@ class EpisodeRunner:
         self.threads = ThreadPoolExecutor(max_workers=concurrency) if concurrency > 1 else None
 
     def run_chunk(self, episodes: list[Episode]) -> list[Record]:
+        """Run a chunk of episodes on this actor (on threads when it has several) and return their records."""
         if self.threads is None:
             return [self.worker.run(e) for e in episodes]
         return list(self.threads.map(self.worker.run, episodes))

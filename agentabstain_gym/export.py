@@ -316,6 +316,7 @@ def add_arguments(parser: Any) -> None:
 
 
 def run_cli(args: Any) -> int:
+    """Export run files as chat JSONL from parsed arguments; bad input gives one line and exit code 2."""
     import sys
     import warnings
 
@@ -340,6 +341,7 @@ def run_cli(args: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``abstain-gym export`` as a standalone command."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="abstain-gym export", description=__doc__.split("\n\n")[0])

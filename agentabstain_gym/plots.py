@@ -41,6 +41,7 @@ def _line_plot(series: dict[str, list], path: Path, *, xlabel: str, ylabel: str,
 
 
 def absrec_curves(per_agent: dict[str, dict[str, Any]], path: Path, max_k: int = 10) -> dict[str, list]:
+    """Plot AbsRec@K for K = 1..``max_k``, one line per agent, to ``path``; returns the plotted series."""
     series = {}
     for agent, m in _series_by_agent(per_agent).items():
         ys = [m.get(f"absrec@{k}") for k in range(1, max_k + 1)]
@@ -52,6 +53,7 @@ def absrec_curves(per_agent: dict[str, dict[str, Any]], path: Path, max_k: int =
 
 
 def over_abstention_curves(per_agent: dict[str, dict[str, Any]], path: Path) -> dict[str, list]:
+    """Plot the cumulative over-abstention by turn, one line per agent, to ``path``; returns the series."""
     series = {agent: m["over_abstention_by_turn"] for agent, m in _series_by_agent(per_agent).items()
               if m.get("over_abstention_by_turn")}
     _line_plot(series, path, xlabel="turn t", ylabel="share of solvable episodes abstained by t",

@@ -88,6 +88,9 @@ class Feeder:
         return len(self.requeued) + math.ceil((len(self.episodes) - self.next) / max(1, self.floor))
 
     def take(self) -> list[int]:
+        """The next chunk of episode indexes: requeued chunks first, then a chunk sized to take about
+        ``CHUNK_SECONDS``.
+        """
         if self.requeued:
             return self.requeued.popleft()
         left = len(self.episodes) - self.next
@@ -103,6 +106,7 @@ class Feeder:
         return self.requeued[0] if self.requeued else None
 
     def requeue(self, chunks: list[list[int]]) -> None:
+        """Put the chunks of a lost worker back at the front, in their order, so no episode is skipped."""
         self.requeued.extendleft(reversed(chunks))
 
     def observe(self, env_id: str, seconds: float) -> None:

@@ -24,6 +24,26 @@ _ENVS: dict[str, tuple[str, dict]] = {
 _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {"sandbox": name})
               for name in tool_sandbox_names()})
 
+#: The horizon registered as ``max_episode_steps``: the family's default ``max_turns`` (the class attribute
+#: ``default_max_turns``, which a test keeps equal), a Stop or Discrete form inheriting its family's. The env's own
+#: budget stays authoritative: :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit` keeps this limit from
+#: cutting an episode that ``max_turns=`` or a task's own budget allows to run longer.
+FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v0": 10, "AbstainTerminal-v0": 20,
+                                    "AbstainTools-v0": 30}
+#: Ids whose episodes depend on more than the seed and the actions: the terminal runs real commands in a sandbox
+#: (``date``, ``$RANDOM`` and process ids differ between runs), so Gymnasium's ``nondeterministic`` flag is set.
+NONDETERMINISTIC_FAMILIES = frozenset({"AbstainTerminal-v0"})
+
+
+def family_id(env_id: str) -> str:
+    """The family id behind ``env_id``: itself for a family id, the wrapped id for a Stop or Discrete form, and
+    ``AbstainTools-v0`` for a single sandbox's id."""
+    entry_point, kwargs = _ENVS[env_id]
+    if "env_id" in kwargs:
+        return str(kwargs["env_id"])
+    return "AbstainTools-v0" if env_id.startswith("AbstainTools/") else env_id
+
+
 #: Family ids (text spaces; what agents are evaluated on) and SB3-ready forms (numeric spaces); all are registered.
 ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if not _ENVS[e][0].startswith("agentabstain_gym.wrappers."))
 SB3_ENV_IDS: tuple[str, ...] = tuple(e for e in _ENVS if e not in ENV_IDS)
@@ -46,4 +66,7 @@ def register_envs() -> None:
     """
     for env_id, (entry_point, kwargs) in _ENVS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), additional_wrappers=(KEEP_RECORD,))
+            family = family_id(env_id)
+            gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), additional_wrappers=(KEEP_RECORD,),
+                         max_episode_steps=FAMILY_MAX_TURNS[family],
+                         nondeterministic=family in NONDETERMINISTIC_FAMILIES)

@@ -34,6 +34,7 @@ class RunFileError(Exception):
 
 
 def manifest_path(out: str | os.PathLike[str]) -> Path:
+    """The manifest beside a run file: ``runs.jsonl`` -> ``runs.jsonl.manifest.json``."""
     return Path(str(out) + MANIFEST_SUFFIX)
 
 
@@ -134,6 +135,7 @@ class RunFile:
         self.recorded += len(records)
 
     def close(self) -> None:
+        """Release the lock and close the file."""
         with contextlib.suppress(OSError):
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
         self._handle.close()

@@ -46,6 +46,7 @@ def episode_seed(seed: int, env_id: str, task_id: str) -> int:
 
 @dataclass(frozen=True)
 class Episode:
+    """One planned episode: which env, agent, task and seed (its ``key`` identifies it in a run file)."""
     env_id: str
     agent: str
     task_id: str
@@ -53,6 +54,7 @@ class Episode:
 
     @property
     def key(self) -> tuple[str, str, str, int]:
+        """The tuple that identifies the episode in a run file (for resuming and de-duplicating)."""
         return (self.env_id, self.agent, self.task_id, self.seed)
 
 
@@ -86,11 +88,15 @@ def suite_env_ids(suite: str) -> list[str]:
 
 
 def check_env_id(env_id: str) -> None:
+    """Raise a one-line ``KeyError`` naming the valid ids when ``env_id`` is not a text id."""
     if env_id not in agentabstain_gym.ENV_IDS:
         raise KeyError(f"unknown env id {env_id!r}; valid ids: {', '.join(agentabstain_gym.ENV_IDS)}")
 
 
 def check_agent(spec: str) -> None:
+    """Raise a one-line ``KeyError`` when ``spec`` is neither a built-in agent, ``sb3:PATH`` nor
+    ``module:Class``.
+    """
     if spec not in AGENT_NAMES and ":" not in spec:
         raise KeyError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}, sb3:PATH, or module:Class")
 
@@ -119,6 +125,7 @@ def load_user_agent(spec: str) -> Agent:
 
 
 def build_agent(spec: str, env_id: str, seed: int = 0) -> Agent:
+    """The agent ``spec`` names, for ``env_id``: a built-in or SB3 agent, or a user's ``module:Class``."""
     if spec in AGENT_NAMES or spec.startswith("sb3:"):
         return make_agent(spec, env_id, seed=seed)
     return load_user_agent(spec)
@@ -254,6 +261,9 @@ class Worker:
         return env, agent
 
     def run(self, episode: Episode) -> dict[str, Any]:
+        """Play one planned episode on this worker's cached env and return its record, labelled with the
+        agent.
+        """
         env, agent = self.prepare(episode)
         record = run_episode(env, agent, episode.task_id, episode.seed)
         record["agent"] = agent_label(episode.agent, agent)
@@ -294,6 +304,7 @@ class ThreadWorkers:
         self.build_lock = threading.RLock()
 
     def run(self, episode: Episode) -> dict[str, Any]:
+        """Play one episode on the calling thread's own worker (envs are not shared between threads)."""
         worker = getattr(self.local, "worker", None)
         if worker is None:
             worker = self.local.worker = Worker(self.env_kwargs, build_lock=self.build_lock)
@@ -302,6 +313,7 @@ class ThreadWorkers:
         return worker.run(episode)
 
     def close(self) -> None:
+        """Close every thread's worker and its envs."""
         for worker in self.all:
             with contextlib.suppress(Exception):
                 worker.close()

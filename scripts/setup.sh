@@ -36,8 +36,8 @@ apt-get install -y -qq --no-install-recommends bubblewrap docker.io mmdebstrap t
 # torch first, pinned: the CPU wheel on local disk (an unpinned torch pulls a multi-GB CUDA build)
 say "torch==2.13.0 (CPU build)"
 "$PY" -m pip install --quiet torch==2.13.0
-say "agentabstain-gym and its extras (test, rl, docker, llm, plot, ray; about 1 min on a first run)"
-"$PY" -m pip install --quiet -e ".[test,rl,docker,llm,plot,ray,mcp,inspect,verifiers]"
+say "agentabstain-gym and its extras (test, rl, docker, llm, plot, ray, mcp, inspect, verifiers, docs; about 1 min on a first run)"
+"$PY" -m pip install --quiet -e ".[test,rl,docker,llm,plot,ray,mcp,inspect,verifiers,docs]"
 
 if ! docker info >/dev/null 2>&1; then
   say "starting dockerd"

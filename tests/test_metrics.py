@@ -247,7 +247,7 @@ def test_episode_record_objects_are_accepted() -> None:
 # summarize, bootstrap, report
 
 
-SPEC_KEYS = (
+REPORT_KEYS = (
     ["n_abstain", "n_solvable", "n_pairs"] + [f"absrec@{k}" for k in range(1, 11)]
     + [f"absrec_turn@{k}" for k in range(1, 11)]
     + ["overall_recall", "spl", "premature_rate", "over_abstention_rate", "over_abstention_by_turn",
@@ -267,7 +267,7 @@ def mixed_records() -> list[dict[str, Any]]:
 
 def test_summarize_has_spec_keys_and_horizon() -> None:
     s = m.summarize(mixed_records(), bootstrap=0)
-    assert set(SPEC_KEYS) <= set(s)
+    assert set(REPORT_KEYS) <= set(s)
     assert "absrec@11" not in s and len(s["over_abstention_by_turn"]) == 10
     assert sum(s["outcomes"].values()) == len(mixed_records())
     long = m.summarize(mixed_records() + abstain_set((1,), (15,), max_turns=20), bootstrap=0)

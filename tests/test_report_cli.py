@@ -1,4 +1,4 @@
-"""`abstain-gym report` on hand-made records: SPEC 8.2's keys and numbers, and tolerance of broken lines."""
+"""`abstain-gym report` on hand-made records: the report's keys and numbers, and tolerance of broken lines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from agentabstain_gym.cli import main
 from agentabstain_gym.core import outcome
 
-SPEC_KEYS = {
+REPORT_KEYS = {
     "n_abstain", "n_solvable", "n_pairs", *(f"absrec@{k}" for k in range(1, 11)),
     *(f"absrec_turn@{k}" for k in range(1, 11)), "overall_recall", "spl", "premature_rate",
     "over_abstention_rate", "over_abstention_by_turn", "success_rate", "mean_task_reward", "act", "abstain",
@@ -32,7 +32,7 @@ def record(task_id: str, *, should_abstain: bool, w: int | None, tau: int | None
 
 def hand_made() -> list[dict]:
     return [
-        # the worked example of SPEC 4: w=(1,2,3), tau=(1,None,4)
+        # the worked example of docs/design.md, section 6: w=(1,2,3), tau=(1,None,4)
         record("a1", should_abstain=True, w=1, tau=1, category="subjective", pair_id="p1"),
         record("a2", should_abstain=True, w=2, tau=None, category="answer_unknown", pair_id="p2"),
         record("a3", should_abstain=True, w=3, tau=4, category="answer_unknown", pair_id="p3"),
@@ -47,14 +47,14 @@ def write(path: Path, records: list[dict]) -> Path:
     return path
 
 
-def test_report_json_has_spec_keys_and_numbers(tmp_path: Path) -> None:
+def test_report_json_has_its_keys_and_numbers(tmp_path: Path) -> None:
     runs = write(tmp_path / "runs.jsonl", hand_made())
     out = subprocess.run([sys.executable, "-m", "agentabstain_gym.cli", "report", str(runs), "--json"],
                          capture_output=True, text=True, check=True)
     rep = json.loads(out.stdout)
     assert set(rep) >= {"overall", "by_family", "by_category", "by_scenario"}
     overall = rep["overall"]
-    assert set(overall) >= SPEC_KEYS
+    assert set(overall) >= REPORT_KEYS
     assert overall["absrec@1"] == 1 / 3 and overall["absrec@2"] == 2 / 3 and overall["absrec@10"] == 2 / 3
     assert abs(overall["spl"] - (1 + 0 + 0.75) / 3) < 1e-12
     assert overall["over_abstention_rate"] == 1 / 3

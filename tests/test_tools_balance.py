@@ -1,4 +1,4 @@
-"""The AbstainTools suite is the seed's: 42 sandboxes, 541 tools (246/119/176), 263 pairs with its per-scenario,
+"""The AbstainTools suite has the published counts: 42 sandboxes, 541 tools (246/119/176), 263 pairs with its per-scenario,
 per-type, per-location and per-phase counts, every sandbox in 3+ pairs, cross-sandbox pairs, no near-duplicates."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ SEED_PAIRS = {"S1": (19, 20), "S2": (15, 15), "S3": (17, 15), "S4": (16, 15), "S
               "S7": (15, 15), "S8": (16, 17)}
 
 
-def test_inventory_targets_are_the_seeds_table() -> None:
+def test_inventory_targets_are_the_published_table() -> None:
     target = inventory()["pairs"]
     assert {s: (t["informational"], t["operational"]) for s, t in target["by_scenario"].items()} == SEED_PAIRS
     assert target["total"] == 263 == sum(a + b for a, b in SEED_PAIRS.values())
@@ -23,14 +23,14 @@ def test_inventory_targets_are_the_seeds_table() -> None:
     assert target["by_phase"] == {"pre-execution": 166, "runtime": 97}
 
 
-def test_sandboxes_and_tools_are_exactly_the_seeds() -> None:
+def test_sandboxes_and_tools_are_exactly_the_published_ones() -> None:
     names = catalog.sandbox_names()
     assert len(names) == 42
     kinds = Counter(kind for name in names for kind in tool_kinds(name).values())
     assert dict(kinds) == {"lookup": 246, "verify": 119, "commit": 176}
 
 
-def test_pairs_have_exactly_the_seeds_balance() -> None:
+def test_pairs_have_exactly_the_published_balance() -> None:
     pairs = load_pairs()
     have = balance(pairs)
     assert have["total"] == 263
@@ -39,7 +39,7 @@ def test_pairs_have_exactly_the_seeds_balance() -> None:
     assert have["by_location"] == {"query": 132, "environment": 63, "inventory": 34, "runtime": 34}
     assert have["by_phase"] == {"pre-execution": 166, "runtime": 97}
     assert have["by_type"] == {"informational": 132, "operational": 131}
-    # S5 is exactly the inventory deltas and S6 exactly the runtime ones, as in the seed
+    # S5 is exactly the inventory deltas and S6 exactly the runtime ones, as in the published suite
     assert {p.location for p in pairs if p.scenario == "S5"} == {"inventory"}
     assert {p.location for p in pairs if p.scenario == "S6"} == {"runtime"}
     assert min(have["per_sandbox"][n] for n in catalog.sandbox_names()) >= 3

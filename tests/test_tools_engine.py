@@ -32,7 +32,7 @@ def _sneaky_write(ctx, args, config):
 
 
 OWNERS = ["ana", "ben", "chen", "dara", "eli"]
-SPEC = {
+SANDBOX = {
     "name": "Synthetic", "clock": "2025-01-06T09:00", "context": {"user": "ana"},
     "collections": {
         "accounts": {
@@ -140,7 +140,7 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def synthetic() -> World:
-    spec, problems = parse_sandbox(SPEC, "Synthetic")
+    spec, problems = parse_sandbox(SANDBOX, "Synthetic")
     assert problems == [] and spec is not None
     return World(("Synthetic",), specs=[spec])
 
@@ -392,7 +392,7 @@ def test_values_normalise_what_agents_send() -> None:
 def test_exists_fast_path_equals_the_general_one(owner: str, status: str, floor: float, gate: bool) -> None:
     import agentabstain_gym.envs.tools.predicates as predicates
 
-    spec, _ = parse_sandbox(SPEC, "Synthetic")
+    spec, _ = parse_sandbox(SANDBOX, "Synthetic")
     state = State(spec.snapshot)
     pred = {"exists": {"collection": "accounts", "where": {"all": [
         {"field": "args.gate", "op": "true"}, {"field": "item.owner", "op": "ieq", "ref": "args.owner"},

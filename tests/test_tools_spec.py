@@ -1,4 +1,4 @@
-"""AbstainTools sandbox specs: the meta-validator on every sandbox, the seed's tool counts, flat schemas."""
+"""AbstainTools sandbox specs: the meta-validator on every sandbox, the published tool counts, flat schemas."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ SANDBOXES = list(catalog.sandbox_names())
 INVENTORY = yaml.safe_load((catalog.DATA_DIR / "inventory.yaml").read_text())
 
 
-def test_the_inventory_is_the_seeds() -> None:
+def test_the_inventory_is_the_published_one() -> None:
     boxes = INVENTORY["sandboxes"]
     assert len(boxes) == 42
     assert sum(b["tools"] for b in boxes.values()) == INVENTORY["totals"]["tools"] == 541
@@ -29,14 +29,14 @@ def test_spec_passes_meta_validation(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SANDBOXES)
-def test_tool_count_is_the_seeds(name: str) -> None:
-    assert name in INVENTORY["sandboxes"], f"{name} is not one of the seed's 42 sandboxes"
+def test_tool_count_is_the_published_one(name: str) -> None:
+    assert name in INVENTORY["sandboxes"], f"{name} is not one of the published 42 sandboxes"
     spec = load_sandbox(name)
     assert len(spec.tools) == INVENTORY["sandboxes"][name]["tools"]
     assert all(c in ("lookup", "verify", "commit") for c in tool_kinds(name).values())
 
 
-def test_kind_totals_stay_within_the_seeds_and_match_it_when_complete() -> None:
+def test_kind_totals_stay_within_the_published_ones_and_match_them_when_complete() -> None:
     totals = {k: 0 for k in ("lookup", "verify", "commit")}
     for name in SANDBOXES:
         for kind, n in load_sandbox(name).kind_counts().items():

@@ -33,6 +33,7 @@ RANDOM_ACTIONS = {
 
 
 def env_family(env_id: str) -> str:
+    """The family of a registered id, read from its entry point class (no env is built)."""
     module, _, cls = str(gym.spec(env_id).entry_point).partition(":")
     return getattr(importlib.import_module(module), cls).family
 

@@ -15,9 +15,11 @@ class AlwaysAbstainAgent:
     name = "always-abstain"
 
     def reset(self) -> None:
+        """Nothing to forget: the agent has no state."""
         pass
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """ABSTAIN at once, whatever the task (the over-abstention baseline)."""
         return ABSTAIN
 
 
@@ -34,10 +36,14 @@ class RandomAgent:
         self._rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
+        """Re-seed the agent's generator when ``seed`` is given, so runs repeat."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """A uniformly drawn valid action: a button or search of the page (web), else one of the family's
+        actions, ABSTAIN included.
+        """
         available = info.get("available_actions")
         if isinstance(available, dict):  # a page of buttons, and a search bar on some pages
             choices = [f"click[{c}]" for c in available.get("clickables", [])] + [ABSTAIN]

@@ -1,4 +1,4 @@
-"""An LLM judge for free-text replies in the tool sandboxes (SPEC 5.4: the env's optional judge hook).
+"""An LLM judge for free-text replies in the tool sandboxes (the env's optional judge hook).
 
 ``AbstainToolsEnv(judge=...)`` calls ``judge(reply) -> bool`` once per ``respond[<reply>]`` action, with the stripped
 reply text; ``True`` means the reply counts as the episode's ABSTAIN (at that turn), for agents that decline in words
@@ -10,7 +10,7 @@ instead of calling ``abstain``. :class:`LLMJudge` is such a callable backed by a
 
 Decisions worth knowing:
 
-* **The judge lives in ``agents/``** and is passed *into* the env, so no family imports ``agents/`` (SPEC 2). The env
+* **The judge lives in ``agents/``** and is passed *into* the env, so no family imports ``agents/`` (the layering of docs/design.md, section 2). The env
   only knows the string ``"keyword"``; there is deliberately no ``judge="llm"`` string: a name would need a
   process-global registry that the env cannot fill itself without importing ``agents/``, and that a spawned runner
   worker would not see. Pass the instance; it pickles (without its HTTP client), so ``workers > 1`` works.
@@ -82,6 +82,9 @@ def load_prompt() -> str:
 
 
 def prompt_version(prompt: str) -> str:
+    """A short hash of the judge prompt, stored with each verdict so a changed prompt never reuses cached
+    ones.
+    """
     return "sha256:" + hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
 
 
@@ -103,6 +106,7 @@ class Verdict:
     cached: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdict as a plain ``dict`` (for the cache file and records)."""
         return asdict(self)
 
 
@@ -223,9 +227,11 @@ class LLMJudge:
         return verdict
 
     def key(self, reply: str) -> str:
+        """The cache key of a reply: model, prompt version and the reply itself."""
         return cache_key(self.model, self.prompt_version, reply)
 
     def messages(self, reply: str) -> list[dict[str, str]]:
+        """The chat messages that ask the model to classify ``reply`` (cut to ``max_reply_chars``)."""
         shown = reply
         if len(shown) > self.max_reply_chars:
             shown = shown[: self.max_reply_chars] + f"\n[... {len(reply) - self.max_reply_chars} more characters]"

@@ -1,4 +1,4 @@
-"""The LLM agent (SPEC 6): any OpenAI-compatible chat-completions server acting in any family, ABSTAIN included.
+"""The LLM agent: any OpenAI-compatible chat-completions server acting in any family, ABSTAIN included.
 
 Each family's actions are offered as function-calling tools (``data/llm/tools.json``: QA search / answer /
 abstain, web search / click / abstain, terminal run / submit / abstain; tool sandboxes: the sandbox's own schemas
@@ -100,11 +100,13 @@ class Tool:
         self.name, self.description, self.parameters, self.action = name, description, parameters, action
 
     def schema(self) -> dict[str, Any]:
+        """The tool as an OpenAI function-calling schema."""
         return {"type": "function", "function": {"name": self.name, "description": self.description,
                                                  "parameters": self.parameters}}
 
     @property
     def arg_names(self) -> list[str]:
+        """The names of the tool's parameters, in schema order."""
         return list((self.parameters.get("properties") or {}).keys())
 
     def to_action(self, arguments: dict[str, Any]) -> str | None:
@@ -193,6 +195,7 @@ class LLMAgent:
 
     # ----- the agent protocol ---------------------------------------------------------------------------------------
     def reset(self) -> None:
+        """Forget the conversation, the tools and the episode's token count."""
         self.messages: list[dict[str, Any]] = []
         self.tools: list[Tool] = []
         self._pending: tuple[str, list[str]] = ("none", [])
@@ -207,6 +210,7 @@ class LLMAgent:
         return self.caller.calls
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """Send the observation to the model and turn its reply (tool call or text) into one env action."""
         if not self.messages:
             self._start(observation, info)
         else:
@@ -309,6 +313,9 @@ class LLMAgent:
                          {"role": "user", "content": self._observation_text(observation, info, first=True)}]
 
     def system_prompt(self, guide: str, info: dict[str, Any]) -> str:
+        """The system prompt for this family: the shipped template with the family guide, the action help and
+        the turn budget.
+        """
         if self.use_tools:
             help_text = load_text("action_help_tools.md").strip()
         else:

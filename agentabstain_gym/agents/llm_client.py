@@ -65,6 +65,7 @@ def _retry_after(exc: BaseException) -> float | None:
 
 
 def describe_error(exc: BaseException) -> str:
+    """A one-line description of a client error (type, HTTP status, message), for records and logs."""
     status = _status(exc)
     text = " ".join(str(exc).split())[:300]
     return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + (f": {text}" if text else "")
@@ -99,12 +100,14 @@ class ChatCaller:
 
     @property
     def client(self) -> Any:
+        """The OpenAI client, made on first use (retries are ours, so the client's own are off)."""
         if self._client is None:
             self._client = _openai().OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
                                             max_retries=0)
         return self._client
 
     def reset_counters(self) -> None:
+        """Zero the per-episode call log, request and token counts."""
         self.calls, self.requests, self.tokens = [], 0, 0
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None,

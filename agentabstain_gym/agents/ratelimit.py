@@ -80,6 +80,7 @@ class Gate:
 
     @property
     def paused_until(self) -> float:
+        """The time (on the gate's clock) until which a server's ``Retry-After`` pauses every thread."""
         return self._pause_until
 
 
@@ -173,6 +174,7 @@ class GatedChatCaller(ChatCaller):
 
     @property
     def client(self) -> Any:
+        """A client whose chat completions pass through the shared gate (rate limits and back-off)."""
         if self._gated is None:
             inner = shared_client(self.base_url, self.api_key, self.timeout)
             completions = _GatedCompletions(inner, self.gate, self.max_backoff)

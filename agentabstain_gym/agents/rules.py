@@ -1,4 +1,4 @@
-"""The stopping-rules agent (SPEC 6.1): any agent, with the five deterministic rules watching its run."""
+"""The stopping-rules agent (docs/design.md, section 8): any agent, with the five deterministic rules watching its run."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ class RulesAgent:
     """Lets ``inner`` act until a rule fires on what it has seen, then abstains with the rule's reason.
 
     The rules read only the observations the agent received, so this is an agent, not an oracle; the last decision
-    is kept in :attr:`decision` (the structured ABSTAIN record of the seed) for logs.
+    is kept in :attr:`decision` (the structured ABSTAIN record: action, rule, reason, steps_taken, elapsed_seconds) for logs.
     """
 
     def __init__(self, inner: Agent, rules: StoppingRules | None = None) -> None:
@@ -23,12 +23,14 @@ class RulesAgent:
         self._last_action: str | None = None
 
     def reset(self) -> None:
+        """Reset the inner agent and the rules for a new episode."""
         self.inner.reset()
         self.rules.reset()
         self.decision = None
         self._last_action = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """The inner agent's action, or the rules' ABSTAIN once a rule has fired on what was seen."""
         if self._last_action is None:
             self.rules.reset(observation=observation)
             decision = self.rules.check_timeout()

@@ -22,7 +22,7 @@ from gymnasium.envs.registration import load_env_creator
 
 from agentabstain_gym.core.actions import ABSTAIN
 
-SPEC_PREFIX = "sb3:"
+SB3_PREFIX = "sb3:"
 ALGORITHMS = ("PPO", "A2C", "DQN")
 
 
@@ -34,6 +34,7 @@ def policy_paths(path: str | Path) -> tuple[Path, Path]:
 
 
 def load_metadata(path: str | Path) -> dict[str, Any]:
+    """The metadata saved beside a policy (algorithm, env id, family, feature names, reward coefficients...)."""
     _, meta = policy_paths(path)
     if not meta.exists():
         raise FileNotFoundError(f"{meta} is missing: save policies with agentabstain_gym.rl.train.save_policy")
@@ -99,6 +100,7 @@ class SB3StoppingAgent:
         return dict(self._meta)
 
     def reset(self) -> None:
+        """Reset the solver and the features for a new episode."""
         self.solver.reset()
         self._last = None
 
@@ -118,6 +120,7 @@ class SB3StoppingAgent:
         return int(np.asarray(action).item()) == 1
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """The solver's proposal, or ABSTAIN when the policy chooses to stop on the features so far."""
         if self._last is None:
             self.features.reset(observation, info)
         else:
@@ -130,6 +133,6 @@ class SB3StoppingAgent:
 
 def from_spec(spec: str, env_id: str) -> SB3StoppingAgent:
     """The agent of a runner spec ``sb3:PATH``."""
-    if not spec.startswith(SPEC_PREFIX):
+    if not spec.startswith(SB3_PREFIX):
         raise ValueError(f"not an sb3 agent spec: {spec!r} (expected sb3:PATH)")
-    return SB3StoppingAgent(spec[len(SPEC_PREFIX):], env_id)
+    return SB3StoppingAgent(spec[len(SB3_PREFIX):], env_id)

@@ -30,12 +30,24 @@ _VERB_FORM = re.compile(r"\A\s*([A-Za-z_][A-Za-z0-9_ ]{0,40}?)\s*\[(.*)\]\s*\Z",
 
 
 def abstain(reason: str = "") -> str:
-    """The ABSTAIN action with an optional reason (brackets in the reason are kept balanced by replacement)."""
+    """The ABSTAIN action with an optional reason (brackets in the reason are kept balanced by replacement).
+
+    Examples:
+        >>> abstain()
+        'abstain[]'
+        >>> abstain("no [such] item")
+        'abstain[no (such) item]'
+    """
     return f"abstain[{_clean_argument(reason)}]"
 
 
 def tool_call(name: str, /, **arguments: Any) -> str:
-    """A tool-sandbox action: ``{"tool": name, "arguments": {...}}`` as one JSON string."""
+    """A tool-sandbox action: ``{"tool": name, "arguments": {...}}`` as one JSON string.
+
+    Examples:
+        >>> tool_call("get_order", order_id="A1")
+        '{"arguments": {"order_id": "A1"}, "tool": "get_order"}'
+    """
     return json.dumps({"tool": name, "arguments": arguments}, sort_keys=True)
 
 
@@ -60,6 +72,7 @@ class ActionError:
 
 
 def describe(verbs: Iterable[str]) -> str:
+    """The accepted actions as shown to an agent in error messages: ``search[...], click[...]``."""
     return ", ".join(f"{v}[...]" for v in verbs)
 
 
@@ -91,6 +104,14 @@ def parse_action(text: object, verbs: Iterable[str], *, allow_tool_calls: bool =
     """Parse ``text`` against the family's ``verbs`` (``abstain`` is always accepted).
 
     The argument runs from the first ``[`` to the last ``]``, so brackets inside a query are kept.
+
+    Examples:
+        >>> parse_action("search[red shoes]", ("search", "click"))
+        Action(verb='search', argument='red shoes', arguments=None)
+        >>> parse_action("abstain[too vague]", ("search",)).verb
+        'abstain'
+        >>> parse_action("buy[x]", ("search", "click")).message
+        "Invalid action: unknown verb 'buy'. Accepted: search[...], click[...], abstain[...]."
     """
     verbs = tuple(verbs)
     accepted = describe(verbs + (ABSTAIN_VERB,)) + (", or a tool call as JSON" if allow_tool_calls else "")

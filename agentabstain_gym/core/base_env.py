@@ -1,4 +1,4 @@
-"""The episode contract of SPEC section 3, implemented once for every family.
+"""The episode contract (docs/design.md, section 3), implemented once for every family.
 
 A family supplies its tasks, its opening observation and what each of its verbs does; this class does the rest:
 turn accounting, invalid actions, ABSTAIN, truncation, evidence tracking, and the episode record at the end. Nothing
@@ -17,6 +17,7 @@ import gymnasium as gym
 
 from agentabstain_gym.core import outcome as outcomes
 from agentabstain_gym.core.actions import ABSTAIN_VERB, Action, ActionError, parse_action, text_problem
+from agentabstain_gym.core.fingerprint import fingerprint as task_list_fingerprint
 from agentabstain_gym.core.record import AbstentionRecord, EpisodeRecord
 from agentabstain_gym.core.spaces import ACTION_MAX_CHARS, OBSERVATION_MAX_CHARS, printable, text_space
 from agentabstain_gym.core.task import SPLITS, Task
@@ -89,6 +90,7 @@ class AbstainEnv(gym.Env[str, str]):
         self._steps: list[dict[str, Any]] = []
         self._last_observation = ""
         self._reset_seed: int | None = None
+        self._fingerprint: str | None = None
 
     # ----- hooks for families -------------------------------------------------------------------------------------
     def _tasks(self) -> Sequence[Task]:
@@ -121,6 +123,15 @@ class AbstainEnv(gym.Env[str, str]):
 
     def _committed(self) -> bool | None:
         return None
+
+    def _fingerprint_data(self) -> Any:
+        """The data that gives the tasks their meaning (corpus, catalogue, sandbox records, task scripts), as JSON
+        or a digest of it; hashed into :attr:`fingerprint` with the tasks."""
+        return None
+
+    def _fingerprint_payload(self, task: Task) -> Any:
+        """The part of ``task.payload`` that defines the task (a family drops machine-specific paths here)."""
+        return task.payload
 
     def _state_key(self) -> Any:
         """A comparable summary of the family's state, for tests that check invalid actions change nothing."""
@@ -156,11 +167,38 @@ class AbstainEnv(gym.Env[str, str]):
         self.step_limit = limit
 
     @property
+    def fingerprint(self) -> str:
+        """sha256 of this env's task list (every task with its label and payload) and the data behind it.
+
+        Computed once, on first use; every episode record of a listed task carries it (``record["fingerprint"]``),
+        and the registered ids' values are pinned (see :mod:`agentabstain_gym.fingerprints`), so a change to what
+        an id means cannot go unnoticed.
+        """
+        if self._fingerprint is None:
+            self._fingerprint = task_list_fingerprint(self.family, self._tasks(), data=self._fingerprint_data(),
+                                                      payload=self._fingerprint_payload)
+        return self._fingerprint
+
+    def _listed_fingerprint(self, task: Task) -> str | None:
+        """:attr:`fingerprint` for a task of the env's list; None for a task made from reset options."""
+        return self.fingerprint if any(t is task for t in self._tasks()) else None
+
+    @property
+    def max_turns_bound(self) -> int:
+        """The most turns any episode of this env can take under its own budget (``max_turns``; a family whose tasks
+        set their own budget, like the terminal's, returns the largest). A registered ``max_episode_steps`` below it
+        does not bind (see :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit`)."""
+        return self.max_turns
+
+    @property
     def turn_budget(self) -> int:
         """Turns this episode may take: ``max_turns``, or an outer step limit if that is shorter."""
         return self.max_turns if self.step_limit is None else min(self.max_turns, self.step_limit)
 
     def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode on a task drawn with ``np_random`` or chosen by ``options`` (see
+        :data:`RESET_OPTIONS`).
+        """
         super().reset(seed=seed)
         self._reset_seed = seed
         self._task = self._select_task(options or {})
@@ -174,6 +212,9 @@ class AbstainEnv(gym.Env[str, str]):
         return observation, self._info()
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Carry out one turn; the final step's ``info["abstention"]`` holds the episode record, whatever
+        ended it.
+        """
         if self._task is None or self._done:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         self._turn += 1
@@ -254,10 +295,12 @@ class AbstainEnv(gym.Env[str, str]):
             max_turns=self.turn_budget, extras={"instruction": task.instruction, ERROR_KINDS[kind]: error},
             grace_turns=int(task.grace_turns or 0) if task.should_abstain else None,
             timely_within_grace=False if task.should_abstain else None,
+            fingerprint=self._listed_fingerprint(task),
         )
         return json_safe(record.to_dict())
 
     def render(self) -> str | None:
+        """The last observation (``ansi``), or print it (``human``)."""
         if self.render_mode == "ansi":
             return self._last_observation
         if self.render_mode == "human":
@@ -327,6 +370,7 @@ class AbstainEnv(gym.Env[str, str]):
             grace_turns=grace if task.should_abstain else None,
             timely_within_grace=(tau is not None and w is not None and w <= tau <= w + grace)
             if task.should_abstain else None,
+            fingerprint=self._listed_fingerprint(task),
         )
 
 

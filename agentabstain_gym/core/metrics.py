@@ -1,4 +1,4 @@
-"""Abstention metrics (SPEC section 4): pure functions over episode records.
+"""Abstention metrics (definitions and formulas: docs/design.md, section 6): pure functions over episode records.
 
 Every function takes an iterable of records (dicts as read from JSONL, or :class:`EpisodeRecord`) and returns plain
 Python numbers, so results go straight into JSON. A metric with nothing to count is ``None``, never 0 or NaN, so an
@@ -23,7 +23,7 @@ Row: TypeAlias = Mapping[str, Any]
 PairKey: TypeAlias = tuple[Any, str]
 
 DEFAULT_MAX_TURNS = 10
-CI_MAX_N = 1000  # SPEC 4: a 95% bootstrap interval where N < 1000
+CI_MAX_N = 1000  # a 95% bootstrap interval is reported where N < 1000
 CI_METRICS = (
     "absrec@1", "overall_recall", "spl", "premature_rate", "over_abstention_rate", "success_rate",
     "mean_task_reward", "act", "abstain", "paired_accuracy", "car",
@@ -194,7 +194,16 @@ def overall_recall(records: Iterable[Record]) -> float | None:
 
 
 def spl(records: Iterable[Record]) -> float | None:
-    """Recall weighted by w / tau, so late abstentions earn partial credit (Success weighted by Path Length)."""
+    """Recall weighted by w / tau, so late abstentions earn partial credit (Success weighted by Path Length).
+
+    Examples:
+        The worked example of the design document: w = (1, 2, 3), tau = (1, none, 4).
+
+        >>> records = [{"should_abstain": True, "w": 1, "tau": 1}, {"should_abstain": True, "w": 2, "tau": None},
+        ...            {"should_abstain": True, "w": 3, "tau": 4}]
+        >>> round(spl(records), 3), abs_rec_at_k(records, 1), abs_rec_at_k(records, 2)
+        (0.583, 0.3333333333333333, 0.6666666666666666)
+    """
     return _mean(_abstain_vectors(*_w_tau(_rows(records)))["spl"])
 
 
@@ -237,6 +246,14 @@ def paired_metrics(records: Iterable[Record]) -> dict[str, Any]:
     A constant policy (always act, always abstain) fails one side of every pair, so it scores 0 paired accuracy.
     A pair with several abstain records counts once per abstain record; its act side is correct only when every
     act record of the pair is.
+
+    Examples:
+        An agent that never abstains passes the act side of each pair and fails the other:
+
+        >>> never = [{"pair_id": "p1", "should_abstain": False, "success": True},
+        ...          {"pair_id": "p1", "should_abstain": True, "success": False}]
+        >>> paired_metrics(never)
+        {'act': 1.0, 'abstain': 0.0, 'paired_accuracy': 0.0, 'car': 0.0, 'n_pairs': 1}
     """
     return _paired(*_pair_units(_rows(records)))
 
@@ -307,7 +324,7 @@ def _bootstrap(
 
 
 def summarize(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """Every section-4 aggregate of one group of records (SPEC 8.2 keys), with counts and bootstrap intervals."""
+    """Every aggregate of one group of records (the report's keys), with counts and bootstrap intervals."""
     rows = _rows(records)
     w, tau = _w_tau(rows)
     horizon = _horizon(rows)
@@ -355,7 +372,7 @@ def error_counts(records: Iterable[Record]) -> dict[str, int]:
 
 
 def abstention_classes(records: Iterable[Record]) -> dict[str, int]:
-    """How should-abstain episodes ended on the seed's commit x response 2x2 (successful, implicit, post-hoc, no
+    """How should-abstain episodes ended on AgentAbstain's commit x response 2x2 (successful, implicit, post-hoc, no
     abstention), for families that record it (``extras.outcome_class``); empty otherwise."""
     counts = Counter(str((r.get("extras") or {}).get("outcome_class")) for r in _abstain_rows(_rows(records))
                      if (r.get("extras") or {}).get("outcome_class") is not None)
@@ -396,7 +413,7 @@ def _group_with_twins(rows: list[Row], field: str) -> dict[str, list[int]]:
 
 
 def report(records: Iterable[Record], *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The SPEC 8.2 report: overall, and per family, category, scenario (and agent when several are present)."""
+    """The report: overall, and per family, category, scenario (and agent when several are present)."""
     rows = _rows(records)
 
     def summarize_groups(groups: dict[str, list[int]]) -> dict[str, dict[str, Any]]:

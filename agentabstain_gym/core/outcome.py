@@ -1,4 +1,4 @@
-"""Episode outcomes (SPEC section 3), decided in one place so every family and the metrics agree."""
+"""Episode outcomes (docs/design.md, section 4), decided in one place so every family and the metrics agree."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ SOLVABLE_SIDE_OUTCOMES = (OVER_ABSTAIN, SUCCESS, FAILURE)
 
 
 def classify(should_abstain: bool, w: int | None, tau: int | None, task_passed: bool) -> str:
-    """Outcome of an episode from its label, its first ABSTAIN turn ``tau`` and the family's task check."""
+    """Outcome of an episode from its label, its first ABSTAIN turn ``tau`` and the family's task check.
+
+    Examples:
+        >>> [classify(True, 2, tau, False) for tau in (1, 2, 3, None)]
+        ['premature', 'timely', 'late', 'missed']
+        >>> classify(False, None, 3, True), classify(False, None, None, True)
+        ('over_abstain', 'success')
+    """
     if should_abstain:
         if w is None:
             raise ValueError("a should-abstain episode needs w")

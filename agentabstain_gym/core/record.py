@@ -1,4 +1,4 @@
-"""The episode record (SPEC 8.1): one JSON object per episode, and its crash-safe JSONL file.
+"""The episode record (docs/design.md, section 5): one JSON object per episode, and its crash-safe JSONL file.
 
 Fields may be added but never renamed: other people's tools parse these files.
 """
@@ -50,12 +50,19 @@ class EpisodeRecord:
     #: it: w <= tau <= w + grace_turns (with 0, the same as AbsRec@1's timely).
     grace_turns: int | None = None
     timely_within_grace: bool | None = None
+    #: The env's benchmark fingerprint (sha256 of its task list and data) when the task is one of its listed tasks;
+    #: None for a task built from reset options, and absent from files written before fingerprints existed.
+    fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a plain ``dict``, ready for ``json.dumps``."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EpisodeRecord:
+        """A record from a parsed JSON line; unknown keys are ignored, so files from newer versions still
+        load.
+        """
         missing = [name for name in RECORD_FIELDS if name not in data and name not in ("committed", "agent", "seed")]
         if missing:
             raise ValueError(f"episode record lacks field(s) {missing}")
@@ -103,6 +110,7 @@ class AbstentionRecord(Mapping[str, Any]):
 
 
 def as_dict(record: EpisodeRecord | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A record of any of the three forms (dataclass, ``AbstentionRecord``, mapping) as a mapping."""
     if isinstance(record, EpisodeRecord | AbstentionRecord):
         return record.to_dict()
     return record
@@ -147,4 +155,5 @@ def iter_records(path: str | os.PathLike[str], *, warn: bool = True) -> Iterator
 
 
 def read_records(paths: Iterable[str | os.PathLike[str]], *, warn: bool = True) -> list[dict[str, Any]]:
+    """Every readable record of ``paths``, in file order (unreadable lines are skipped with a warning)."""
     return [r for p in paths for r in iter_records(p, warn=warn)]

@@ -59,6 +59,8 @@ def default_cache_dir() -> Path:
 
 
 def content_hash(documents: Sequence[str]) -> str:
+    """A short digest of the documents, naming the on-disk cache of their index (same documents, same index).
+    """
     digest = hashlib.sha256(f"format={_FORMAT};n={len(documents)}".encode())
     for doc in documents:
         digest.update(hashlib.sha256(doc.encode("utf-8")).digest())
@@ -82,6 +84,7 @@ class SearchIndex:
 
     @classmethod
     def shared(cls, documents: Sequence[str], *, cache_dir: Path | None = None) -> SearchIndex:
+        """The process-wide index of these documents, built once however many envs ask (thread-safe)."""
         key = content_hash(documents)
         with _shared_lock:
             index = _shared.get(key)

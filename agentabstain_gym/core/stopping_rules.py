@@ -1,4 +1,4 @@
-"""The five stopping rules of seeds/002 (SPEC 6.1) as a small deterministic engine.
+"""The five stopping rules (docs/design.md, section 8) as a small deterministic engine.
 
 The engine only looks at what an agent could see (the action it sent, the observation it got back, an optional
 caller-supplied state) and at an injectable clock, so the same episode always gives the same decisions. It has no
@@ -150,7 +150,7 @@ def _first_match(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[s
 
 @dataclass(frozen=True)
 class StopDecision:
-    """Which rule fired, why, and when; convertible to the seed's structured record and to an action string."""
+    """Which rule fired, why, and when; convertible to the structured ABSTAIN record and to an action string."""
 
     rule: str
     reason: str
@@ -158,7 +158,7 @@ class StopDecision:
     elapsed_seconds: int
 
     def to_record(self) -> dict[str, Any]:
-        """The structured ABSTAIN record of seeds/002, with exactly its five keys."""
+        """The structured ABSTAIN record, with exactly five keys: action, rule, reason, steps_taken, elapsed_seconds."""
         return {
             "action": "ABSTAIN",
             "rule": self.rule,
@@ -179,6 +179,15 @@ class StoppingRules:
     Each :meth:`observe` and :meth:`check_timeout` call reads the clock exactly once (and :meth:`reset` once), so a
     list-driven fake clock in tests lines up with steps. If :meth:`reset` was never called, the first clock reading
     starts the episode.
+
+    Examples:
+        >>> rules = StoppingRules(clock=lambda: 0.0)  # a fixed clock: the timeout rule never fires
+        >>> rules.reset("Search page")
+        >>> rules.observe("search[blue kettle]", "No results.") is None  # one empty result is not a pattern
+        True
+        >>> decision = rules.observe("search[blue kettle]", "No results.")
+        >>> decision.rule, decision.to_action()
+        ('empty-result-repetition', 'abstain[empty-result-repetition: 2 consecutive identical empty results ("no results")]')
     """
 
     def __init__(
@@ -211,6 +220,16 @@ class StoppingRules:
         )
         self._start: float | None = None
         self._clear()
+
+    def settings(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild these rules with a blank episode: ``StoppingRules(**settings())``.
+
+        A wrapper records this (not the object) in its spec, so every env rebuilt from the spec gets rules of its own
+        instead of sharing one episode's counters with another env.
+        """
+        return {"max_retries": self.max_retries, "timeout_seconds": self.timeout_seconds, "clock": self.clock,
+                "enabled": tuple(sorted(self.enabled)), "empty_patterns": self.empty_patterns,
+                "resource_patterns": self.resource_patterns, "infeasibility_patterns": self.infeasibility_patterns}
 
     def _clear(self) -> None:
         self.steps_taken = 0

@@ -70,6 +70,7 @@ class TaskRow:
     scenario: str | None
 
     def metadata(self) -> dict[str, Any]:
+        """The row as a plain ``dict``, for a harness's sample metadata."""
         return asdict(self)
 
 
@@ -152,6 +153,7 @@ class Episode:
         return observation_text(observation, info, first=True)
 
     def system_prompt(self) -> str:
+        """The system prompt the LLM agent would get for this family and budget."""
         return system_prompt(self.family, self.max_turns)
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -202,4 +204,5 @@ class Episode:
         return self.total_reward
 
     def close(self) -> None:
+        """Close the env (stops a terminal sandbox)."""
         self.env.close()

@@ -66,6 +66,7 @@ class AbstainGymEnv(vf.MultiTurnEnv):
             for r in rows])
 
     async def setup_state(self, state: vf.State) -> vf.State:
+        """Start the episode of the row's task and put its first observation in the prompt."""
         info = state["info"]
         episode = Episode(str(info.get("env_id") or self.abstain_env_id), env_kwargs=self.env_kwargs,
                           reward_kwargs=self.reward_kwargs)
@@ -79,6 +80,7 @@ class AbstainGymEnv(vf.MultiTurnEnv):
         return state
 
     async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
+        """Carry out the model's tool call (or text) in the env and return what the env answers."""
         episode: Episode = state[_EPISODE]
         last = messages[-1] if isinstance(messages, list) and messages else {}
         calls = [c for c in (last.get("tool_calls") or []) if c]
@@ -138,26 +140,32 @@ async def side_correct(state: vf.State) -> float:
 
 
 async def abstained(state: vf.State) -> float:
+    """1.0 if the episode ended in an ABSTAIN (a logged metric, weight 0)."""
     return float(_record(state)["tau"] is not None)
 
 
 async def timely(state: vf.State) -> float:
+    """1.0 if the ABSTAIN came on the earliest justified turn."""
     return float(_record(state)["outcome"] == oc.TIMELY)
 
 
 async def premature(state: vf.State) -> float:
+    """1.0 if the agent abstained before the evidence justified it."""
     return float(_record(state)["outcome"] == oc.PREMATURE)
 
 
 async def over_abstained(state: vf.State) -> float:
+    """1.0 if the agent abstained on a solvable task."""
     return float(_record(state)["outcome"] == oc.OVER_ABSTAIN)
 
 
 async def task_reward(state: vf.State) -> float:
+    """The family's own task reward of the episode."""
     return float(_record(state)["task_reward"] or 0.0)
 
 
 async def episode_turns(state: vf.State) -> float:
+    """The number of turns the episode took."""
     return float(_record(state)["turns"])
 
 

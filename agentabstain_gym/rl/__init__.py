@@ -1,4 +1,4 @@
-"""Training and running stopping policies (SPEC 7).
+"""Training and running stopping policies.
 
 :mod:`.vector` (Gymnasium vector envs built right for text spaces) needs nothing beyond Gymnasium; :mod:`.train`
 (PPO on a ``*-Stop-v0`` env, the comparison table, the learning curve) needs the ``rl`` extra (torch,

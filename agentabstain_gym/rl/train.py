@@ -66,6 +66,7 @@ class TrainConfig:
 
 @dataclass
 class SeedResult:
+    """One training seed's outcome: the saved policy, time taken, learning curve and test summary."""
     seed: int
     path: str
     seconds: float
@@ -132,6 +133,7 @@ def evaluate_agent(agent: Any, env_id: str, *, split: str, seed: int = 0, label:
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The metrics of ``records`` without bootstrap intervals (training compares point estimates)."""
     return metrics.summarize(records, bootstrap=0)
 
 
@@ -233,6 +235,7 @@ def train_seed(config: TrainConfig, seed: int, *, log: Callable[[str], None] = p
 
 
 def baseline_summaries(env_id: str, split: str, agents: Sequence[str] = BASELINES) -> dict[str, dict[str, Any]]:
+    """Each baseline agent's metrics on ``split`` of ``env_id``, for the comparison table."""
     records = evaluate(EvalConfig(env_ids=[env_id], agents=list(agents), split=split))
     return {a: summarize([r for r in records if r["agent_spec"] == a]) for a in agents}
 
@@ -379,6 +382,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """A :class:`TrainConfig` from the parsed ``abstain-gym train`` arguments."""
     reward = dict(DEFAULT_REWARD)
     reward.update({k: getattr(args, k) for k in ("justified", "premature", "missed", "over_abstain", "step_cost")})
     return TrainConfig(env_id=args.env, seeds=tuple(args.seeds), timesteps=args.timesteps, n_envs=args.n_envs,

@@ -1,4 +1,4 @@
-"""Gymnasium wrappers of the suite (SPEC 7), grouped by what they do.
+"""Gymnasium wrappers of the suite (docs/design.md, section 7), grouped by what they do.
 
 * :mod:`.reward` - abstention-shaped rewards.
 * :mod:`.stopping_rules` - the five deterministic stopping rules, enforced or advised.

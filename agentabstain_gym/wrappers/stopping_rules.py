@@ -1,7 +1,7 @@
-"""Stopping-rules wrapper (SPEC 6.1 and 7): the five rules of seeds/002 around any text env.
+"""Stopping-rules wrapper: the five stopping rules (docs/design.md, section 8) around any text env.
 
 In ``"enforce"`` mode the rules take over: once a rule fires after a step, the next step sends the rule's ABSTAIN
-instead of the agent's action (the seed says: abstain, never retry). A timeout found before a step replaces that
+instead of the agent's action (a fired rule means abstain, never retry). A timeout found before a step replaces that
 step's action at once. In ``"advise"`` mode the agent keeps control and only sees ``info["stopping_rule"]``, which
 makes the rules usable as features or as a teacher.
 
@@ -11,6 +11,7 @@ other wrapper, and it leaves the spaces untouched.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -22,19 +23,30 @@ INFO_KEY = "stopping_rule"
 ENFORCED_INFO_KEY = "stopping_rule_enforced"
 
 
-class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any]):
+class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Apply :class:`StoppingRules` to every step of the wrapped env.
 
     ``info["stopping_rule"]`` holds the structured record on the step where a rule fired.
     ``info["stopping_rule_enforced"]`` holds the record on the step whose action the wrapper replaced (enforce mode),
     so a log shows both when the rule fired and that the agent's action was not the one sent.
+
+    ``rules`` is a :class:`StoppingRules` (used as given), a mapping of its constructor arguments, or None (the
+    defaults). The spec records the rules' :meth:`~StoppingRules.settings` (not the object), so each env rebuilt
+    with ``gym.make(wrapped.spec)`` gets rules of its own and no two share one episode's counters.
     """
 
-    def __init__(self, env: gym.Env[Any, Any], rules: StoppingRules | None = None, mode: str = "enforce") -> None:
+    def __init__(self, env: gym.Env[Any, Any], rules: StoppingRules | Mapping[str, Any] | None = None,
+                 mode: str = "enforce") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        super().__init__(env)
-        self.rules = rules if rules is not None else StoppingRules()
+        if rules is None or isinstance(rules, Mapping):
+            rules = StoppingRules(**dict(rules or {}))
+        elif not isinstance(rules, StoppingRules):
+            raise TypeError(f"rules must be a StoppingRules, a mapping of its arguments or None, "
+                            f"got {type(rules).__name__}")
+        gym.utils.RecordConstructorArgs.__init__(self, rules=rules.settings(), mode=mode)
+        gym.Wrapper.__init__(self, env)
+        self.rules = rules
         self.mode = mode
         self._pending: StopDecision | None = None
 
@@ -46,6 +58,7 @@ class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and the rules; the opening observation is the baseline for progress."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._pending = None
         # The reset observation is the progress baseline: an action that just shows the same page again is no progress.
@@ -53,6 +66,9 @@ class StoppingRulesWrapper(gym.Wrapper[Any, Any, Any, Any]):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env (sending the pending rule's ABSTAIN instead of ``action`` in enforce mode) and check
+        the rules.
+        """
         enforced: StopDecision | None = None
         fired_before: StopDecision | None = None
         if self.mode == "enforce":

@@ -1,4 +1,4 @@
-"""CONVOLVE playbooks (SPEC 6.2): stopping lessons learned from trajectories, used in prompts and as executable stops.
+"""CONVOLVE playbooks (docs/design.md, section 8): stopping lessons learned from trajectories, used in prompts and as executable stops.
 
 * :mod:`.book` - :class:`Playbook`, :class:`Bullet`, :class:`Trigger`; text rendering; versioned JSON.
 * :mod:`.updater` - the deterministic updater U(playbook, trajectory, reflection) with a size budget.

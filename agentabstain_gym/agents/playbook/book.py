@@ -1,4 +1,4 @@
-"""The CONVOLVE playbook (SPEC 6.2): sections of stopping lessons, each optionally carrying a machine-readable trigger.
+"""The CONVOLVE playbook (docs/design.md, section 8): sections of stopping lessons, each optionally carrying a machine-readable trigger.
 
 One playbook serves two consumers: :meth:`Playbook.render` turns it into prompt text for an LLM, and the triggers
 drive executable stops (:mod:`.stops`) for any agent. Bullets render as ``[<id>] helpful=<n> harmful=<n> ::
@@ -73,10 +73,12 @@ class Trigger:
         return _compile(self.pattern).search(text[:MAX_MATCH_CHARS]) is not None
 
     def to_dict(self) -> dict[str, Any]:
+        """The trigger as a plain ``dict`` (JSON)."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Any) -> Trigger:
+        """A trigger from its JSON form; unknown fields are a :class:`PlaybookError`."""
         if not isinstance(data, dict):
             raise PlaybookError(f"a trigger is a JSON object, got {type(data).__name__}")
         unknown = set(data) - {"pattern", "on", "family", "min_turn"}
@@ -106,18 +108,22 @@ class Bullet:
 
     @property
     def score(self) -> int:
+        """helpful minus harmful: when the playbook is over budget, the lowest score is evicted first."""
         return self.helpful - self.harmful
 
     def render(self) -> str:
+        """The bullet's one-line text form, ``[id] helpful=n harmful=n :: lesson``."""
         return f"[{self.id}] helpful={self.helpful} harmful={self.harmful} :: {self.lesson}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The bullet as a plain ``dict`` (JSON), trigger included."""
         data = asdict(self)
         data["trigger"] = self.trigger.to_dict() if self.trigger else None
         return data
 
     @classmethod
     def from_dict(cls, data: Any) -> Bullet:
+        """A bullet from its JSON form; bad fields are a :class:`PlaybookError`."""
         if not isinstance(data, dict):
             raise PlaybookError(f"a bullet is a JSON object, got {type(data).__name__}")
         data = dict(data)
@@ -145,12 +151,14 @@ class Playbook:
 
     # ----- access ---------------------------------------------------------------------------------------------------
     def get(self, bullet_id: str) -> Bullet | None:
+        """The bullet with this id, or None."""
         for b in self.bullets:
             if b.id == bullet_id:
                 return b
         return None
 
     def section(self, name: str) -> list[Bullet]:
+        """The bullets of one section, in playbook order."""
         return [b for b in self.bullets if b.section == name]
 
     def triggered(self, family: str | None = None) -> list[Bullet]:
@@ -159,12 +167,14 @@ class Playbook:
                 and (family is None or b.trigger.family in (None, family))]
 
     def new_id(self, section: str) -> str:
+        """The next bullet id for ``section`` (a counter, never random, so runs repeat)."""
         prefix = {"early_abstain": "early", "late_abstain": "late", "over_abstention": "over"}.get(section, "gen")
         bullet_id = f"{prefix}-{self.next_id:04d}"
         self.next_id += 1
         return bullet_id
 
     def copy(self) -> Playbook:
+        """An independent deep copy (updates never change the playbook they start from)."""
         return copy.deepcopy(self)
 
     def __len__(self) -> int:
@@ -191,6 +201,7 @@ class Playbook:
 
     # ----- JSON ---------------------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The playbook as its JSON file form (format, version, next id, meta, bullets)."""
         return {"format": FORMAT, "version": self.version, "next_id": self.next_id, "meta": self.meta,
                 "bullets": [b.to_dict() for b in self.bullets]}
 
@@ -200,6 +211,7 @@ class Playbook:
 
     @classmethod
     def from_dict(cls, data: Any) -> Playbook:
+        """A playbook from its JSON form; a wrong format or duplicate ids are a :class:`PlaybookError`."""
         if not isinstance(data, dict):
             raise PlaybookError("a playbook is a JSON object")
         if data.get("format") != FORMAT:
@@ -213,6 +225,7 @@ class Playbook:
 
     @classmethod
     def from_json(cls, text: str) -> Playbook:
+        """A playbook from JSON text; invalid JSON is a :class:`PlaybookError`."""
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -229,4 +242,5 @@ class Playbook:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Playbook:
+        """A playbook from a JSON file."""
         return cls.from_json(Path(path).read_text(encoding="utf-8"))

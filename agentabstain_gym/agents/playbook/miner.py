@@ -1,4 +1,4 @@
-"""The deterministic trajectory miner: CONVOLVE's reflector and curator without a model (SPEC 6.2).
+"""The deterministic trajectory miner: CONVOLVE's reflector and curator without a model.
 
 From a finished *training* record it finds the turn where abstention became warranted (``w``) and the text that
 revealed it (the instruction when ``evidence_turn`` is 0, else the observation of turn ``evidence_turn``), and
@@ -61,10 +61,12 @@ def pattern_for(gram: tuple[str, ...]) -> str:
 
 
 def phrase(gram: tuple[str, ...]) -> str:
+    """An n-gram as the phrase it stands for."""
     return " ".join(gram)
 
 
 def record_instruction(record: Mapping[str, Any]) -> str:
+    """The instruction of a record (from ``extras``, where the env keeps it)."""
     extras = record.get("extras") or {}
     return str(extras.get("instruction") or record.get("instruction") or "")
 

@@ -1,4 +1,4 @@
-"""The LLM-backed reflector and curator of CONVOLVE (SPEC 6.2), prompts shipped in ``data/playbook``.
+"""The LLM-backed reflector and curator of CONVOLVE, prompts shipped in ``data/playbook``.
 
 The reflector reads a finished training trajectory (with its label: this is the learning step) and says where
 abstention became warranted, the evidence and the lesson; the curator turns that into add / update / merge /
@@ -27,6 +27,7 @@ _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
 def load_prompt(name: str) -> Template:
+    """A shipped prompt template of ``data/playbook``."""
     return Template(resources.files("agentabstain_gym").joinpath("data", "playbook", name).read_text("utf-8"))
 
 
@@ -47,6 +48,7 @@ def extract_json(text: str) -> dict[str, Any]:
 
 
 def format_trajectory(record: Mapping[str, Any], limit: int = OBSERVATION_CHARS) -> str:
+    """A record's steps as text for the reflector, each observation cut to ``limit`` characters."""
     lines = []
     for step in record.get("steps") or []:
         obs = str(step.get("observation", ""))

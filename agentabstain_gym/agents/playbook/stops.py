@@ -1,4 +1,4 @@
-"""Playbook as executable stops: a playbook's triggers applied to any agent's run (SPEC 6.2, 7).
+"""Playbook as executable stops: a playbook's triggers applied to any agent's run.
 
 :class:`PlaybookAgent` wraps an agent (scripted, SB3 policy behind an adapter, or an LLM) and sends ABSTAIN instead
 of the agent's action as soon as a trigger fires; :class:`PlaybookStopWrapper` does the same as a Gymnasium wrapper
@@ -81,6 +81,7 @@ class PlaybookAgent:
         self.fired: str | None = None
 
     def reset(self, seed: int | None = None) -> None:
+        """Reset the inner agent (with ``seed`` when it takes one) and forget which bullet fired."""
         self.fired = None
         reset = self.inner.reset
         if seed is not None and "seed" in inspect.signature(reset).parameters:
@@ -89,6 +90,9 @@ class PlaybookAgent:
             reset()
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """ABSTAIN with the bullet's lesson when a trigger fires on what the agent has seen, else the inner
+        agent's action.
+        """
         bullet = self.stops.check(observation, info)
         if bullet is not None:
             self.fired = bullet.id
@@ -103,7 +107,7 @@ class PlaybookAgent:
         return extras
 
 
-class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any]):
+class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Enforce a playbook's triggers on an env: when one fires, the next step sends ABSTAIN instead of the action.
 
     ``info["playbook_stop"]`` names the bullet on the step whose action was replaced. The env's family (its
@@ -111,18 +115,21 @@ class PlaybookStopWrapper(gym.Wrapper[Any, Any, Any, Any]):
     """
 
     def __init__(self, env: gym.Env[Any, Any], playbook: Playbook) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, playbook=playbook)  # Gymnasium keeps a deep copy
+        gym.Wrapper.__init__(self, env)
         family = getattr(env.unwrapped, "family", None)
         self.stops = PlaybookStops(playbook, family if isinstance(family, str) else None)
         self._pending: Bullet | None = None
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and check the triggers against the opening observation."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._pending = self.stops.check(str(obs), info)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Send ABSTAIN instead of ``action`` when a trigger fired after the last step, else ``action``."""
         enforced = self._pending
         self._pending = None
         sent = stop_action(enforced) if enforced is not None else action

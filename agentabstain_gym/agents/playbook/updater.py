@@ -1,4 +1,4 @@
-"""The deterministic updater U(playbook, trajectory, reflection) of CONVOLVE (SPEC 6.2).
+"""The deterministic updater U(playbook, trajectory, reflection) of CONVOLVE.
 
 A reflector (the model-free miner or an LLM reflector + curator) proposes operations; U applies them the same way
 whoever proposed them, so a playbook's history is reproducible from its inputs:
@@ -47,6 +47,7 @@ class Operation:
     sources: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The operation as a plain ``dict`` (JSON)."""
         return {"op": self.op, "bullet_id": self.bullet_id, "other_id": self.other_id, "section": self.section,
                 "lesson": self.lesson, "trigger": self.trigger.to_dict() if self.trigger else None,
                 "sources": list(self.sources)}
@@ -89,6 +90,7 @@ class Reflection:
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The reflection as a plain ``dict`` (JSON), tags sorted."""
         return {"task_id": self.task_id, "diagnosis": self.diagnosis, "warranted_turn": self.warranted_turn,
                 "evidence_turn": self.evidence_turn, "evidence": self.evidence,
                 "operations": [o.to_dict() for o in self.operations], "tags": dict(sorted(self.tags.items())),

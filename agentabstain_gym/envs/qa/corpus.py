@@ -81,6 +81,7 @@ def fact_patterns(kind: str, attribute: str) -> tuple[re.Pattern[str], ...]:
 
 
 def sentences(text: str) -> list[str]:
+    """The sentences of a passage."""
     return [s for s in _SENTENCE_END.split(text) if s]
 
 
@@ -133,6 +134,7 @@ def _cap(sentence: str) -> str:
 
 
 def name_list(names: list[str]) -> str:
+    """Names joined as English: ``A``, ``A and B``, ``A, B and C``."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

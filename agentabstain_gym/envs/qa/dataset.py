@@ -51,9 +51,11 @@ class QADataset:
                           ensure_ascii=False, separators=(",", ":"))
 
     def fingerprint(self) -> str:
+        """sha256 of :meth:`canonical`: equal datasets in any process have equal fingerprints."""
         return hashlib.sha256(self.canonical().encode("utf-8")).hexdigest()
 
     def task(self, task_id: str) -> Task:
+        """The task with this id (``KeyError`` if there is none)."""
         for t in self.tasks:
             if t.task_id == task_id:
                 return t

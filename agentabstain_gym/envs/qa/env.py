@@ -8,6 +8,7 @@ from typing import Any
 
 from agentabstain_gym.core.actions import Action
 from agentabstain_gym.core.base_env import AbstainEnv, StepResult
+from agentabstain_gym.core.fingerprint import canonical_json, sha256_text
 from agentabstain_gym.core.search_index import SearchIndex
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.qa.dataset import build_dataset
@@ -113,6 +114,11 @@ class AbstainQAEnv(AbstainEnv):
     # ----- family hooks -------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
         return self._dataset.tasks
+
+    def _fingerprint_data(self) -> Any:
+        """The corpus the questions are asked against (what makes an answerable question answerable)."""
+        return {"corpus": sha256_text(canonical_json([[p.doc_id, p.title, p.text, list(p.entity_ids)]
+                                                      for p in self._dataset.passages]))}
 
     def _task_from_options(self, options: Mapping[str, Any]) -> Task | None:
         """A stored task by id in one lookup: the base class's scan made a reset's time grow with the task's place

@@ -71,6 +71,9 @@ def _date_clash(question: str) -> bool:
 
 
 def features(observation: str, info: Mapping[str, Any]) -> dict[str, float]:
+    """The QA family's stopping features of one observation (question kind vs attribute, what the results
+    name).
+    """
     question = str(info.get("instruction", ""))
     reader = _reader()
     attribute = reader.detect_attribute(question)

@@ -39,10 +39,12 @@ def attribute_spec(kind: str, attribute: str) -> Mapping[str, Any]:
 
 
 def askable(kind: str) -> tuple[str, ...]:
+    """The attributes a question may ask about an entity of ``kind``."""
     return tuple(load_data("schema")["kinds"][kind]["attributes"])
 
 
 def with_article(phrase: str) -> str:
+    """``phrase`` with ``a`` or ``an`` before it."""
     return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase
 
 
@@ -68,11 +70,13 @@ class Entity:
         return str(self.attributes.get(kind, "")) if kind else ""
 
     def recorded(self) -> tuple[str, ...]:
+        """The askable attributes this entity has a value for."""
         return tuple(a for a in askable(self.kind) if a in self.attributes)
 
 
 @dataclass(frozen=True)
 class KnowledgeBase:
+    """The generated world: entities by id, and the pairs of entities that share a name."""
     entities: Mapping[str, Entity]
     collisions: tuple[tuple[str, str], ...]
 
@@ -81,6 +85,7 @@ class KnowledgeBase:
         return {k: tuple(e for e in self.entities.values() if e.kind == k) for k in KINDS}
 
     def of_kind(self, kind: str) -> tuple[Entity, ...]:
+        """Every entity of one kind, in id order."""
         return self._by_kind[kind]
 
     def value_text(self, entity: Entity, attribute: str) -> str:

@@ -28,6 +28,7 @@ class LoadedQADataset:
     tasks: tuple[Task, ...]
 
     def documents(self) -> list[str]:
+        """What the index holds per passage: title and text."""
         return [f"{p.title} {p.text}".strip() for p in self.passages]
 
 
@@ -50,6 +51,7 @@ def _read_json_records(path: Path) -> list[Any]:
 
 
 def load_corpus(path: str | Path) -> tuple[Passage, ...]:
+    """Passages from a JSONL/JSON file of ``{id, title, text}`` or a plain-text file (one passage a line)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"corpus file {path} does not exist")

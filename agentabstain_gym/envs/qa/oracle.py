@@ -31,6 +31,9 @@ def search_query(task: Task, dataset: QADataset) -> str:
 
 
 def oracle_actions(task: Task, dataset: QADataset) -> list[str]:
+    """The actions of a perfect agent: search and answer, abstain at once (w = 1), or search then abstain (w =
+    2).
+    """
     if not task.should_abstain:
         return [f"search[{search_query(task, dataset)}]", f"answer[{task.payload['answers'][0]}]"]
     reason = _REASONS.get(task.category, "this cannot be answered as asked")

@@ -24,7 +24,7 @@ from agentabstain_gym.envs.qa.corpus import Corpus, entity_fields
 from agentabstain_gym.envs.qa.knowledge import Entity, KnowledgeBase, attribute_spec, load_data, with_article
 
 CATEGORIES = ("answer_unknown", "false_premise", "subjective", "underspecified_context", "underspecified_intent")
-#: w per category. underspecified_context is 2, not SPEC's 1: nothing in the question shows that two entities share
+#: w per category. underspecified_context is 2 although the question reads as well-posed: nothing in the question shows that two entities share
 #: the name; the first search (which lists both namesakes) is what reveals it.
 CATEGORY_W = {"answer_unknown": 2, "false_premise": 1, "subjective": 1, "underspecified_context": 2,
               "underspecified_intent": 1}
@@ -48,6 +48,7 @@ class Side:
 
     @property
     def should_abstain(self) -> bool:
+        """Whether this side is an abstain question (any category but ``answerable``)."""
         return self.category != "answerable"
 
 
@@ -56,6 +57,7 @@ def _cap(text: str) -> str:
 
 
 def possessive(name: str) -> str:
+    """``name``'s, or ``name``' after a final s."""
     return name + ("'" if name.endswith("s") else "'s")
 
 

@@ -18,6 +18,7 @@ def normalize_answer(text: str) -> str:
 
 
 def exact_match(prediction: str, references: Sequence[str]) -> bool:
+    """Whether the normalised prediction equals a normalised reference."""
     norm = normalize_answer(prediction)
     return any(norm == normalize_answer(ref) for ref in references)
 

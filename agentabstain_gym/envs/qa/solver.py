@@ -97,6 +97,7 @@ class HeuristicQASolver:
         self.reset()
 
     def reset(self) -> None:
+        """Forget the question, the queries and the passages seen."""
         self.question = ""
         self.attribute: str | None = None
         self.queries: list[str] = []
@@ -110,6 +111,7 @@ class HeuristicQASolver:
         return parts[-1] if parts else question
 
     def detect_attribute(self, question: str) -> str | None:
+        """The attribute the question asks for (birthplace, employer, children...), from cue patterns, or None."""
         text = self._last_sentence(question).lower()
         for pattern, attribute in _CUES:
             if re.search(pattern, text):
@@ -117,6 +119,7 @@ class HeuristicQASolver:
         return None
 
     def named_kind(self, question: str) -> str | None:
+        """The kind of entity the question names (person, place, ...), or None."""
         for kind, pattern in self._kinds:
             if pattern.search(question):
                 return kind
@@ -236,6 +239,8 @@ class HeuristicQASolver:
         return numbers[0] if numbers else "unknown"
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """Abstain on a request cue, else search, read the passages, and answer or abstain on what they show.
+        """
         if not self.question:
             self.question = str(info.get("instruction") or observation.split("\n", 1)[0].removeprefix("Question: "))
             self.attribute = self.detect_attribute(self.question)

@@ -14,6 +14,7 @@ from typing import Any
 import agentabstain_gym
 from agentabstain_gym.core.actions import ABSTAIN_VERB, MAX_ACTION_CHARS, Action, ActionError, parse_action
 from agentabstain_gym.core.base_env import AbstainEnv, StepResult
+from agentabstain_gym.core.fingerprint import folder_digests
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.terminal.sandbox import (
     CommandResult,
@@ -203,6 +204,26 @@ class AbstainTerminalEnv(AbstainEnv):
 
     def _overlay_key(self) -> str | None:
         return str(self.overlay) if getattr(self, "overlay", None) is not None else None
+
+    @property
+    def max_turns_bound(self) -> int:
+        """``max_turns`` when given, else the largest turn budget among the tasks (each task sets its own)."""
+        if self._max_turns_arg is not None:
+            return self._max_turns_arg
+        return max((int(dict(t.payload.get("limits") or {}).get("max_turns", self.default_max_turns))
+                    for t in self._task_list), default=self.default_max_turns)
+
+    # ----- fingerprint -----------------------------------------------------------------------------------------------
+    def _fingerprint_data(self) -> Any:
+        """Every file of every task folder (setup, checker, solution, manifest, data), by folder name."""
+        folders = sorted({Path(t.payload["folder"]) for t in self._task_list})
+        return {folder.name: folder_digests(folder) for folder in folders}
+
+    def _fingerprint_payload(self, task: Task) -> Any:
+        """The payload without the folder's absolute path (machine-specific); its name stays."""
+        payload = dict(task.payload)
+        payload["folder"] = Path(payload["folder"]).name
+        return payload
 
     # ----- family hooks -----------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:

@@ -22,7 +22,7 @@ from agentabstain_gym.envs.terminal.tasks import default_root
 _WORD = re.compile(r"[a-z0-9_.\-/]+")
 #: Requests shorter than this, with no file name or command in backticks, do not say what is wanted.
 VAGUE_CHARS = 90
-_SPECIFIC = re.compile(r"`[^`]+`|\b[\w\-/]+\.(?:csv|json|txt|py|c|h|sql|db|log|ini|gz|zip|tar|sh|md|yaml|conf)\b")
+_CONCRETE = re.compile(r"`[^`]+`|\b[\w\-/]+\.(?:csv|json|txt|py|c|h|sql|db|log|ini|gz|zip|tar|sh|md|yaml|conf)\b")
 _OUT_OF_RANGE = (
     re.compile(r"\bport\b[^.]*?\b(6553[6-9]|655[4-9]\d|65[6-9]\d\d|6[6-9]\d{3}|[7-9]\d{4}|\d{6,})\b", re.I),
     re.compile(r"\bmode\s+0?[0-7]*[89][0-9]*\b", re.I),
@@ -46,7 +46,7 @@ def _library(root: str) -> tuple[tuple[str, frozenset[str], str, str | None], ..
 
 def request_cue(instruction: str) -> str | None:
     """Why the request alone should be declined, or None."""
-    if len(instruction) < VAGUE_CHARS and not _SPECIFIC.search(instruction):
+    if len(instruction) < VAGUE_CHARS and not _CONCRETE.search(instruction):
         return "the request does not say what result is wanted"
     for pattern in _OUT_OF_RANGE:
         match = pattern.search(instruction)

@@ -1,7 +1,7 @@
-"""Suite-level checks of the tool pairs: the seed's balance and no near-duplicate instructions.
+"""Suite-level checks of the tool pairs: the published balance and no near-duplicate instructions.
 
 A pair can be valid on its own and still hurt the benchmark: the counts per scenario, type, delta location and
-phase are the seed's table (``inventory.yaml`` holds them), and two pairs whose requests read almost alike measure
+phase are AgentAbstain's published table (``inventory.yaml`` holds them), and two pairs whose requests read almost alike measure
 the same thing twice.
 """
 
@@ -27,7 +27,7 @@ def inventory() -> Mapping[str, Any]:
 
 
 def balance(pairs: Sequence[Pair]) -> dict[str, Any]:
-    """The counts the seed's table reports, for ``pairs``."""
+    """The counts the published table reports, for ``pairs``."""
     by_scenario: dict[str, Counter[str]] = {}
     for p in pairs:
         by_scenario.setdefault(p.scenario, Counter())[p.positive.type] += 1
@@ -46,21 +46,21 @@ def balance(pairs: Sequence[Pair]) -> dict[str, Any]:
 
 
 def balance_problems(pairs: Sequence[Pair]) -> list[str]:
-    """Where ``pairs`` differ from the seed's counts (empty when the suite is the seed's)."""
+    """Where ``pairs`` differ from the published counts (empty when the suite has the published counts)."""
     target, have = inventory()["pairs"], balance(pairs)
     problems = []
     if have["total"] != target["total"]:
-        problems.append(f"{have['total']} pairs, the seed has {target['total']}")
+        problems.append(f"{have['total']} pairs, the published suite has {target['total']}")
     for scenario, types in target["by_scenario"].items():
         got = have["by_scenario"].get(scenario, {})
         for kind, n in types.items():
             if got.get(kind, 0) != n:
-                problems.append(f"{scenario} {kind}: {got.get(kind, 0)} pairs, the seed has {n}")
+                problems.append(f"{scenario} {kind}: {got.get(kind, 0)} pairs, the published suite has {n}")
     for section in ("by_location", "by_phase"):
         for name, n in target[section].items():
             if have[section].get(name, 0) != n:
                 what = "delta on the" if section == "by_location" else "trigger"
-                problems.append(f"{what} {name}: {have[section].get(name, 0)} pairs, the seed has {n}")
+                problems.append(f"{what} {name}: {have[section].get(name, 0)} pairs, the published suite has {n}")
     least = target["min_pairs_per_sandbox"]
     for name in catalog.sandbox_names():
         if have["per_sandbox"].get(name, 0) < least:

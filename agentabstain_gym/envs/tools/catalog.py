@@ -61,10 +61,12 @@ def sandbox_files() -> dict[str, Path]:
 
 
 def sandbox_names() -> tuple[str, ...]:
+    """Every sandbox name, sorted (from the file names; nothing is parsed)."""
     return tuple(sandbox_files())
 
 
 def sandbox_path(name: str) -> Path:
+    """The spec file of sandbox ``name``; an unknown name is a ``KeyError`` listing the known ones."""
     files = sandbox_files()
     if name not in files:
         raise KeyError(f"unknown sandbox {name!r}; known sandboxes: {', '.join(files) or '(none)'}")

@@ -72,6 +72,7 @@ def world(names: tuple[str, ...]) -> World:
 
 
 def world_snapshot(names: tuple[str, ...]) -> Snapshot:
+    """The initial collections of a world of several sandboxes (a picklable reference for snapshots)."""
     return world(names).snapshot
 
 
@@ -97,6 +98,7 @@ class Override:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Override:
+        """An override from its pair-file form; unknown keys or modes are a ``ValueError``."""
         allowed = {"tool", "mode", "code", "message", "set", "where", "as_of", "result", "on_call", "times"}
         if not isinstance(data, Mapping) or set(data) - allowed or "tool" not in data:
             raise ValueError(f"an override is a mapping with keys among {sorted(allowed)}, got {data!r}")
@@ -114,6 +116,7 @@ class Override:
                    result=data.get("result"), on_call=int(data.get("on_call", 1)), times=data.get("times"))
 
     def applies(self, nth: int) -> bool:
+        """Whether the override acts on the ``nth`` call of its tool."""
         return nth >= self.on_call and (self.times is None or nth < self.on_call + int(self.times))
 
 
@@ -132,9 +135,11 @@ class CallRecord:
 
     @property
     def ok(self) -> bool:
+        """Whether the call succeeded."""
         return self.error is None
 
     def to_dict(self) -> dict[str, Any]:
+        """The call as a plain ``dict`` (for the trace in the episode record)."""
         return {"tool": self.tool, "arguments": self.arguments, "kind": self.kind, "result": self.result,
                 "error": self.error, "changed": self.changed, "override": self.override}
 
@@ -244,9 +249,11 @@ class Engine:
         return any(c.kind == "commit" and c.ok for c in self.trace)
 
     def commits(self) -> list[CallRecord]:
+        """The successful commit calls so far (what the scoring checks)."""
         return [c for c in self.trace if c.kind == "commit" and c.ok]
 
     def diff(self) -> dict[str, dict[str, list[str]]]:
+        """What the episode changed, by collection and key."""
         return self.state.diff()
 
     def call(self, name: Any, arguments: Any) -> CallRecord:

@@ -17,7 +17,7 @@ from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.deltas import TaskData
 from agentabstain_gym.envs.tools.engine import Engine
 from agentabstain_gym.envs.tools.scoring import JUDGES, Judge, outcome_class, positive_passes
-from agentabstain_gym.envs.tools.spec import tool_kind_counts
+from agentabstain_gym.envs.tools.spec import sandbox_digest, tool_kind_counts
 from agentabstain_gym.envs.tools.tasks import EngineSetup, TaskSetup, pairs_for, task_setups, tool_tasks
 
 
@@ -99,6 +99,11 @@ class AbstainToolsEnv(AbstainEnv):
     # ----- family hooks -------------------------------------------------------------------------------------------
     def _tasks(self) -> tuple[Task, ...]:
         return tool_tasks(self.sandbox, self.pairs_file)
+
+    def _fingerprint_data(self) -> Any:
+        """The sandboxes the tasks run in (their collections, seed records and tools), parsed, by name."""
+        names = sorted({name for t in self._tasks() for name in t.payload.get("sandboxes", ())})
+        return {name: sandbox_digest(name) for name in names}
 
     def _begin(self, task: Task) -> str:
         # Everything derived from the task was built for all tasks at once (tasks.TaskSetup), so this does the

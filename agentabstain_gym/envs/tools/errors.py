@@ -24,6 +24,7 @@ class ToolError(Exception):
         self.message = message
 
     def to_dict(self) -> dict[str, str]:
+        """The error as the agent sees it: ``{"code", "message"}``."""
         return {"code": self.code, "message": self.message}
 
 

@@ -41,6 +41,7 @@ class Compiler:
         self.used: set[str] = set()
 
     def get(self, key: str, default: Any = MISSING) -> Any:
+        """A config value (marked as used); a missing required key is a :class:`ConfigError`."""
         self.used.add(key)
         if key in self.config:
             return self.config[key]
@@ -49,18 +50,21 @@ class Compiler:
         return default
 
     def collection(self, key: str = "collection") -> CollectionSpec:
+        """The collection named by config ``key``, checked to exist."""
         name = self.get(key)
         if name not in self.collections:
             raise ConfigError(f"{key} {name!r} is not a collection of this sandbox")
         return self.collections[name]
 
     def param(self, key: str, default: Any = MISSING) -> str:
+        """The tool parameter named by config ``key``, checked to exist."""
         name = self.get(key, default)
         if name not in self.tool.params:
             raise ConfigError(f"{key} {name!r} is not a parameter of the tool")
         return str(name)
 
     def key_param(self, coll: CollectionSpec) -> str:
+        """The parameter that holds the record key (default: the one named like the collection's key)."""
         return self.param("key_param", coll.key if coll.key in self.tool.params else MISSING)
 
     def keyer(self, coll: CollectionSpec) -> Callable[[ToolContext, dict[str, Any]], Any]:
@@ -78,12 +82,14 @@ class Compiler:
         return lambda ctx, args: args[name] if name in args else ctx.values.get(key_ctx)
 
     def predicate(self, key: str) -> Callable[[Mapping[str, Any]], bool]:
+        """The compiled predicate of config ``key`` (default: always true)."""
         try:
             return compile_predicate(self.get(key, True))
         except PredicateError as exc:
             raise ConfigError(f"{key}: {exc}") from None
 
     def fields(self, coll: CollectionSpec, key: str = "fields") -> tuple[str, ...] | None:
+        """The field list of config ``key``, checked against the collection (None: all visible fields)."""
         names = self.get(key, None)
         if names is None:
             return None
@@ -107,23 +113,29 @@ class Compiler:
         return out
 
     def done(self, known: tuple[str, ...] = ()) -> None:
+        """Raise :class:`ConfigError` on config keys the operation never read (typos fail at load, not at run
+        time).
+        """
         unused = set(self.config) - self.used - set(known)
         if unused:
             raise ConfigError(f"unknown config key(s) {sorted(unused)} for op {self.tool.op!r}")
 
 
 def check_requires(checks: list[tuple[Any, str, str]], scope: Mapping[str, Any]) -> None:
+    """Raise the first failing requirement as a :class:`ToolError` with its rendered message."""
     for test, code, message in checks:
         if not test(scope):
             raise ToolError(code, render(message, scope))
 
 
 def project(record: Mapping[str, Any], coll: CollectionSpec, fields: tuple[str, ...] | None) -> dict[str, Any]:
+    """The record's ``fields`` (default: the collection's visible fields)."""
     names = fields if fields is not None else coll.visible
     return {k: record[k] for k in names if k in record}
 
 
 def fetch(ctx: ToolContext, coll: CollectionSpec, key: Any) -> dict[str, Any]:
+    """The record with ``key``, or a ``not_found`` tool error naming it."""
     return ctx.record(coll.name, key, f"No {coll.singular} with {coll.key} {key!r}.")
 
 

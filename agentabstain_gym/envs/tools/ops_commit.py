@@ -92,6 +92,7 @@ def _check_refs(ctx: ToolContext, record: Mapping[str, Any], refs: dict[str, str
 
 
 def c_singular(name: str) -> str:
+    """A collection name's singular (a trailing s dropped), for messages."""
     return name[:-1] if name.endswith("s") else name
 
 
@@ -104,6 +105,7 @@ def _write(ctx: ToolContext, coll: CollectionSpec, record: dict[str, Any], uniqu
 
 
 def op_create(c: Compiler) -> Runner:
+    """The ``create`` operation: a new record from the arguments, with unique and reference checks."""
     coll = c.collection()
     sources = _sources(c, coll)
     key_param = c.param("key_param") if "key_param" in c.config else None
@@ -128,6 +130,7 @@ def op_create(c: Compiler) -> Runner:
 
 
 def op_update(c: Compiler) -> Runner:
+    """The ``update`` operation: change fields of one record, with unique and reference checks."""
     coll = c.collection()
     key_of = c.keyer(coll)
     sources = _sources(c, coll)
@@ -150,6 +153,7 @@ def op_update(c: Compiler) -> Runner:
 
 
 def op_transition(c: Compiler) -> Runner:
+    """The ``transition`` operation: set a record's status field, only from the states listed in ``from``."""
     coll = c.collection()
     key_of = c.keyer(coll)
     field = c.get("field", "status")
@@ -183,6 +187,7 @@ def op_transition(c: Compiler) -> Runner:
 
 
 def op_delete(c: Compiler) -> Runner:
+    """The ``delete`` operation: remove a record (and, with ``cascade``, the records that refer to it)."""
     coll = c.collection()
     key_of = c.keyer(coll)
     requires = c.requires()
@@ -211,6 +216,7 @@ def op_delete(c: Compiler) -> Runner:
 
 
 def op_transfer(c: Compiler) -> Runner:
+    """The ``transfer`` operation: move an amount between two records, or (``mode: owner``) give a record a new owner."""
     coll = c.collection()
     mode = c.get("mode", "amount")
     requires = c.requires()

@@ -207,6 +207,7 @@ def _limit(c: Compiler) -> int:
 
 # ----- lookup ---------------------------------------------------------------------------------------------------------
 def op_get(c: Compiler) -> Runner:
+    """The ``get`` operation: one record by key."""
     coll = c.collection()
     key_of = c.keyer(coll)
     fields = c.fields(coll)
@@ -227,6 +228,7 @@ def op_get(c: Compiler) -> Runner:
 
 
 def op_find(c: Compiler) -> Runner:
+    """The ``find`` operation: the records matching the arguments' filters."""
     coll = c.collection()
     select = _selector(c, coll)
     fields, limit = c.fields(coll), _limit(c)
@@ -295,6 +297,7 @@ def query_terms(query: str) -> list[str]:
 
 
 def op_search(c: Compiler) -> Runner:
+    """The ``search`` operation: records whose search fields contain every word of the query."""
     coll = c.collection()
     query_param = c.param("query_param", "query")
     names = tuple(c.get("search_fields"))
@@ -330,10 +333,12 @@ def op_search(c: Compiler) -> Runner:
 
 
 def op_list(c: Compiler) -> Runner:
+    """The ``list`` operation: ``find`` under another name."""
     return op_find(c)
 
 
 def op_aggregate(c: Compiler) -> Runner:
+    """The ``aggregate`` operation: count, sum, mean, min or max of a field, optionally grouped."""
     coll = c.collection()
     select = _selector(c, coll)
     metric = c.get("metric", "count")
@@ -387,6 +392,7 @@ def _named_checks(c: Compiler, key: str) -> list[tuple[str, Callable[[Mapping[st
 
 
 def op_check(c: Compiler) -> Runner:
+    """The ``check`` operation: named yes/no checks on a record or the arguments."""
     coll = c.collection() if "collection" in c.config else None
     key_of = c.keyer(coll) if coll is not None else None
     checks = _named_checks(c, "checks")
@@ -408,6 +414,7 @@ def op_check(c: Compiler) -> Runner:
 
 
 def op_validate(c: Compiler) -> Runner:
+    """The ``validate`` operation: the problems, if any, of the arguments against named rules."""
     rules = _named_checks(c, "rules")
     c.done()
 
@@ -420,6 +427,7 @@ def op_validate(c: Compiler) -> Runner:
 
 
 def op_compare(c: Compiler) -> Runner:
+    """The ``compare`` operation: two records' fields split into the same and the different ones."""
     coll = c.collection()
     params = c.get("key_params")
     if not isinstance(params, list) or len(params) != 2 or any(p not in c.tool.params for p in params):
@@ -437,6 +445,7 @@ def op_compare(c: Compiler) -> Runner:
 
 
 def op_status(c: Compiler) -> Runner:
+    """The ``status`` operation: the status fields of one record (``get``) or of many (``find``)."""
     coll = c.collection()
     if c.get("fields", None) is None:
         raise ConfigError("status needs 'fields': the status fields it reports")

@@ -29,6 +29,9 @@ def _calls(task: Task) -> list[str]:
 
 
 def oracle_actions(task: Task) -> list[str]:
+    """The actions of a perfect agent: the gold calls and the reply on T+, the calls up to the trigger then
+    ABSTAIN on T-.
+    """
     payload: dict[str, Any] = task.payload
     if not task.should_abstain:
         reply = payload["answers"][0] if payload.get("type") == "informational" else "Done."
@@ -48,9 +51,11 @@ class ToolsOracle:
         self._actions: list[str] | None = None
 
     def reset(self) -> None:
+        """Forget the planned actions (they are made from the next task)."""
         self._actions = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """The next oracle action of the env's current task."""
         if self._actions is None:
             self._actions = oracle_actions(self.env.unwrapped.task)
         return self._actions.pop(0) if self._actions else "respond[Done.]"

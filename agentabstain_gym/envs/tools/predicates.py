@@ -41,6 +41,7 @@ class PredicateError(ValueError):
 
 
 def split_path(path: Any) -> tuple[str, ...]:
+    """A path (``root.field`` or a list of parts) as a tuple of parts."""
     if isinstance(path, str):
         parts = tuple(path.split("."))
     elif isinstance(path, list | tuple) and all(isinstance(p, str | int) for p in path):
@@ -55,6 +56,7 @@ def split_path(path: Any) -> tuple[str, ...]:
 
 
 def compile_path(path: Any) -> Getter:
+    """A getter for a path into the predicate scope (``state.<collection>.<key>.<field>...``, or a scope root such as ``args.x``)."""
     parts = split_path(path)
     root, rest = parts[0], parts[1:]
     if root == "state":

@@ -96,6 +96,7 @@ def target_time(text: str) -> tuple[int, int] | None:
 
 
 def duration_minutes(text: str) -> int | None:
+    """A duration in a request (``45 minutes``, ``2 hours``, ``half an hour``) in minutes, or None."""
     m = _DURATION.search(text)
     if not m:
         return 30 if re.search(r"\bhalf an hour\b", text, re.IGNORECASE) else None
@@ -104,6 +105,7 @@ def duration_minutes(text: str) -> int | None:
 
 
 def quoted(text: str) -> list[str]:
+    """The quoted phrases of a request, in order."""
     return [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
 
 

@@ -99,8 +99,9 @@ def clear_schema_caches() -> None:
 def tool_schemas(sandbox: str, tools: Iterable[str] | None = None) -> list[dict[str, Any]]:
     """The OpenAI function-calling schemas of a sandbox's tools (all, or those named, in spec order).
 
-    >>> [s["function"]["name"] for s in tool_schemas("UserProfile")]
-    ['get_profile', 'check_handle_available', 'update_profile']
+    Examples:
+        >>> [s["function"]["name"] for s in tool_schemas("UserProfile")]
+        ['get_profile', 'check_handle_available', 'update_profile']
     """
     spec = load_sandbox(sandbox)
     wanted = set(tools) if tools is not None else None

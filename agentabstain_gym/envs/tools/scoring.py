@@ -3,7 +3,7 @@
 T+ passes when every critical commit was made (successfully) with its required arguments, the task's ``expect``
 condition holds on the final state, and, for informational tasks, the reply states an accepted answer and no
 distractor. T- passes when nothing was committed and the agent abstained. The 2x2 of commit x abstention gives the
-outcome class on T- (SPEC 4).
+outcome class on T- (docs/design.md, section 6).
 """
 
 from __future__ import annotations
@@ -90,11 +90,13 @@ def call_matches(required: Mapping[str, Any], call: CallRecord, world: World) ->
 
 
 def critical_done(trace: Iterable[CallRecord], critical: Sequence[Mapping[str, Any]], world: World) -> bool:
+    """Whether every critical commit of the task was called, with its required arguments."""
     calls = list(trace)
     return all(any(call_matches(req, c, world) for c in calls) for req in critical)
 
 
 def expect_holds(expect: Any, state: State, values: Mapping[str, Any]) -> bool:
+    """Whether the task's ``expect`` predicate holds on the final state (no predicate: true)."""
     if expect is None:
         return True
     return compile_predicate(expect)({"state": state, "ctx": values})

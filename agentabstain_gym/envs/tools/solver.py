@@ -78,6 +78,7 @@ class HeuristicToolSolver:
         self.reset()
 
     def reset(self) -> None:
+        """Forget the request, the tools and the script for a new episode."""
         self._script: Script | None = None
         self._seen: list[tuple[str, dict[str, Any]]] = []  # what act() was given, to rebuild the script on unpickling
         self.request = ""
@@ -97,6 +98,7 @@ class HeuristicToolSolver:
             self.act(observation, info)
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        """The next call or reply of the script the solver writes from the request and the tools."""
         self._seen.append((observation, info))
         if self._script is None:
             self.request = str(info.get("instruction", ""))

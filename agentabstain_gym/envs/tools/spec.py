@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from agentabstain_gym.core.fingerprint import canonical_json, sha256_text
 from agentabstain_gym.envs.tools import catalog
 from agentabstain_gym.envs.tools.custom import custom_functions
 from agentabstain_gym.envs.tools.errors import SpecError
@@ -55,13 +56,19 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|Tr
 
 
 def read_yaml(path: Path) -> Any:
+    """A YAML file read with the safe loader."""
     with open(path, encoding="utf-8") as fh:
         return yaml.load(fh, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+
+
+#: Sandbox name -> sha256 of its spec file as parsed, filled by :func:`load_sandbox`.
+_FILE_DIGESTS: dict[str, str] = {}
 
 
 # ----- the model ----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class FieldSpec:
+    """A typed field of a collection (type, enum, required, default, hidden)."""
     name: str
     type: str
     items: str | None = None
@@ -74,6 +81,7 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class CollectionSpec:
+    """A collection of a sandbox: its key, typed fields and how new ids are made."""
     name: str
     key: str
     fields: dict[str, FieldSpec]
@@ -84,6 +92,7 @@ class CollectionSpec:
 
     @property
     def visible(self) -> tuple[str, ...]:
+        """The fields tools show by default (not hidden)."""
         return tuple(n for n, f in self.fields.items() if not f.hidden)
 
     def defaults(self) -> dict[str, Any]:
@@ -94,6 +103,7 @@ class CollectionSpec:
 
 @dataclass(frozen=True)
 class ParamSpec:
+    """A typed parameter of a tool, as its schema shows it."""
     name: str
     type: str
     description: str
@@ -108,6 +118,7 @@ class ParamSpec:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool: its kind (lookup, verify, commit), parameters and the operation or function that runs it."""
     name: str
     description: str
     kind: str
@@ -120,11 +131,13 @@ class ToolSpec:
 
     @property
     def required(self) -> tuple[str, ...]:
+        """The names of the required parameters."""
         return tuple(n for n, p in self.params.items() if p.required)
 
 
 @dataclass(frozen=True)
 class SandboxSpec:
+    """A parsed sandbox: clock, context values, collections with their seed records, and tools."""
     name: str
     title: str
     description: str
@@ -136,6 +149,7 @@ class SandboxSpec:
     snapshot: Snapshot = field(compare=False, repr=False, default_factory=lambda: Snapshot({}))
 
     def kind_counts(self) -> dict[str, int]:
+        """How many tools of each kind the sandbox has."""
         return {k: sum(t.kind == k for t in self.tools.values()) for k in KINDS}
 
     def __reduce__(self) -> Any:
@@ -385,13 +399,24 @@ def check_sandbox(name: str) -> list[str]:
 def load_sandbox(name: str) -> SandboxSpec:
     """The sandbox called ``name`` (cached per process); raises :class:`SpecError` listing every problem."""
     path = catalog.sandbox_path(name)
-    spec, problems = parse_sandbox(read_yaml(path), name, str(path))
+    data = read_yaml(path)
+    _FILE_DIGESTS[name] = sha256_text(canonical_json(data))  # before parsing, which may normalise the data
+    spec, problems = parse_sandbox(data, name, str(path))
     if problems or spec is None:
         raise SpecError(str(path), problems)
     return spec
 
 
+@cache
+def sandbox_digest(name: str) -> str:
+    """sha256 of the sandbox's spec file as parsed (comments and layout do not count) and of its seed records as
+    generated, for benchmark fingerprints. The file is hashed when :func:`load_sandbox` reads it, not read again."""
+    records = load_sandbox(name).snapshot.collections
+    return sha256_text(canonical_json({"spec": _FILE_DIGESTS[name], "records": records}))
+
+
 def sandbox_snapshot(name: str) -> Snapshot:
+    """The seed records of a sandbox (shared, never changed)."""
     return load_sandbox(name).snapshot
 
 

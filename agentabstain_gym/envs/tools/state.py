@@ -51,15 +51,18 @@ class State:
 
     # ----- reading ----------------------------------------------------------------------------------------------
     def records(self, name: str) -> Mapping[str, Record]:
+        """The records of collection ``name``, this episode's copy if it changed them, else the snapshot's."""
         own = self.own.get(name)
         return own if own is not None else self.snapshot.collections.get(name, _EMPTY)
 
     def get(self, name: str, key: Any) -> Record | None:
+        """The record with ``key`` in ``name``, or None (a non-string key finds nothing)."""
         if not isinstance(key, str):
             return None
         return self.records(name).get(key)
 
     def names(self) -> list[str]:
+        """The collection names, sorted."""
         return sorted(self.snapshot.collections)
 
     # ----- writing ----------------------------------------------------------------------------------------------
@@ -71,16 +74,19 @@ class State:
         return own
 
     def put(self, name: str, key: str, record: Record) -> None:
+        """Write a record (copying the collection first), journalled for rollback."""
         own = self._writable(name)
         self.journal.append((name, key, own.get(key)))
         own[key] = record
 
     def remove(self, name: str, key: str) -> None:
+        """Remove a record if present, journalled for rollback."""
         own = self._writable(name)
         if key in own:
             self.journal.append((name, key, own.pop(key)))
 
     def mark(self) -> int:
+        """A point to :meth:`rollback` to (a failed commit undoes its partial writes)."""
         return len(self.journal)
 
     def rollback(self, mark: int) -> None:

@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unknown sandbox(es) {sorted(unknown)}; known: {', '.join(catalog.sandbox_names())}")
         return 2
     problems = validate_all(args.sandboxes or None)
-    if not args.sandboxes and not problems:  # the whole suite: the seed's balance, no near-duplicate requests
+    if not args.sandboxes and not problems:  # the whole suite: the published balance, no near-duplicate requests
         from agentabstain_gym.envs.tools.balance import balance_problems, near_duplicates
 
         problems = balance_problems(load_pairs()) + near_duplicates(load_pairs())

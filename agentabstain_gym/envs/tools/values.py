@@ -27,6 +27,7 @@ class Invalid(ValueError):
 
 
 def normalize_date(value: str) -> str:
+    """An ISO date as ``YYYY-MM-DD``; anything else is :class:`Invalid` with an example."""
     try:
         return dt.date.fromisoformat(value.strip()).isoformat()
     except ValueError:
@@ -34,6 +35,7 @@ def normalize_date(value: str) -> str:
 
 
 def normalize_datetime(value: str) -> str:
+    """A local date and time as ``YYYY-MM-DDTHH:MM[:SS]`` (a time zone is dropped); else :class:`Invalid`."""
     text = value.strip().replace(" ", "T", 1)
     if text.endswith(("Z", "z")):
         text = text[:-1]
@@ -134,8 +136,10 @@ def add_minutes(moment: str, minutes: int) -> str:
 
 
 def minutes_between(start: str, end: str) -> int:
+    """Whole minutes from ``start`` to ``end`` (ISO date-times)."""
     return int((dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds() // 60)
 
 
 def weekday(moment: str) -> str:
+    """The weekday name of an ISO date or date-time."""
     return dt.date.fromisoformat(moment[:10]).strftime("%A")

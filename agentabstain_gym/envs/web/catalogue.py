@@ -8,12 +8,14 @@ page or the search index needs it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache
 
 import numpy as np
 
+from agentabstain_gym.core.fingerprint import canonical_json
 from agentabstain_gym.envs.web.matching import Goal, best_choice, normalise, score_purchase
 from agentabstain_gym.envs.web.vocab import ProductType, load_data, product_types, title_case, type_by_name
 
@@ -25,6 +27,8 @@ _MASK64 = (1 << 64) - 1
 _CHUNK = 131_072
 #: Largest catalogue the generator is tested for (bigger works but is not promised).
 MAX_PRODUCTS = 1_000_000
+#: Products hashed at most by :meth:`Catalogue.digest` (all of them up to this size; the default store has 1,000).
+DIGEST_PRODUCTS = 5_000
 
 
 def _mix(seed: int, salt: int) -> int:
@@ -101,6 +105,19 @@ class Catalogue:
         """Sorted positions of every product that can earn reward 1.0 for ``goal`` (checked product by product)."""
         hits = [int(i) for i in self.candidates(goal) if self.product(int(i)).best_reward(goal)[0] >= 1.0]
         return np.asarray(sorted(hits), dtype=np.int64)
+
+    def digest(self, most: int = DIGEST_PRODUCTS) -> str:
+        """sha256 of the catalogue as pages show it: every product's fields when there are at most ``most``, else
+        ``most`` products at an even stride (a changed generator or vocabulary changes nearly every product, so a
+        sample shows it without rendering a million pages). Part of the web ids' benchmark fingerprint."""
+        n = len(self)
+        stride = max(1, -(-n // most))
+        digest = hashlib.sha256(f"{n}:{stride}".encode())
+        for index in range(0, n, stride):
+            product = self.product(index)
+            values = [getattr(product, f.name) for f in fields(product)]
+            digest.update(b"\n" + canonical_json(values).encode("utf-8"))
+        return digest.hexdigest()
 
 
 class _Documents(Sequence[str]):

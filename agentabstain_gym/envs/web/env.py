@@ -7,6 +7,7 @@ from typing import Any
 
 from agentabstain_gym.core.actions import Action, preview
 from agentabstain_gym.core.base_env import AbstainEnv, StepResult
+from agentabstain_gym.core.fingerprint import file_digest
 from agentabstain_gym.core.search_index import SearchIndex
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.web import pages
@@ -106,6 +107,13 @@ class AbstainWebShopEnv(AbstainEnv):
         self._derived: dict[str, tuple[Task, Derived]] = {t.task_id: (t, self._dataset.derive(t))
                                                           for t in self._task_list}
         self._index: SearchIndex | None = None
+
+    def _fingerprint_data(self) -> Any:
+        """The store the goals are shopped in: the catalogue as pages show it, or the digests of your own files."""
+        if self.products_file is not None:
+            files = {"products": self.products_file, "attributes": self.attributes_file, "goals": self.goals_file}
+            return {"files": {role: file_digest(path) for role, path in files.items() if path is not None}}
+        return {"catalogue": self._dataset.catalogue.digest()}
 
     @property
     def dataset(self) -> WebDataset:

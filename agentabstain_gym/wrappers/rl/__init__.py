@@ -1,4 +1,4 @@
-"""Stable-Baselines3-ready forms of the suite's envs (SPEC 7): numeric observations, discrete actions.
+"""Stable-Baselines3-ready forms of the suite's envs: numeric observations, discrete actions.
 
 * :class:`StoppingPolicyEnv` - a family's solver acts, the policy chooses continue or ABSTAIN (``*-Stop-v0`` ids).
 * :class:`DiscreteActions`, :class:`HashedTextObservation` and :class:`DiscreteActionEnv` - ABSTAIN + search +

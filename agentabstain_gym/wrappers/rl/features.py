@@ -185,6 +185,7 @@ class StoppingFeatures:
 
     @property
     def size(self) -> int:
+        """The length of the feature vector."""
         return len(self.names)
 
     def _hook_values(self, observation: str, info: Mapping[str, Any]) -> dict[str, float]:

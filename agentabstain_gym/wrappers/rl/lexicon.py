@@ -1,7 +1,7 @@
 """Cue lexicons of the request-based abstention categories, as data: plain English, written once, family-agnostic.
 
 Each category maps to words and phrases that tend to appear in requests of that kind. They were written from the
-category definitions (SPEC 5), not copied from any family's question templates, and are deliberately small: a cue
+category definitions (docs/design.md, section 10), not copied from any family's question templates, and are deliberately small: a cue
 score is a weak signal that a learned policy weighs against everything else it sees. A family with its own
 vocabulary adds features through its ``features`` hook instead of editing these lists.
 """

@@ -1,4 +1,4 @@
-"""The stopping-policy env (SPEC 7): a family's solver acts, the policy only decides when to stop.
+"""The stopping-policy env: a family's solver acts, the policy only decides when to stop.
 
 Stable-Baselines3 cannot consume text spaces, and learning a whole web or QA agent from scratch is not the point of
 the suite: the question is *when* to abstain. So the family's heuristic solver, with its own abstention switched
@@ -46,6 +46,12 @@ def discrete_action(action: Any, n: int) -> int:
 class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     """Continue-or-abstain over a family env driven by its never-abstaining solver.
 
+    ## Description
+    The numeric form of a family id for Stable-Baselines3 (``AbstainQA-Stop-v0``, ``AbstainWebShop-Stop-v0``,
+    ``AbstainTerminal-Stop-v0``, ``AbstainTools-Stop-v0``). The family's heuristic solver, with its own abstention
+    switched off, proposes each turn's action; the policy only decides whether to send it or to stop. What is learnt
+    is therefore *when* to abstain, with the rest of the agent held fixed.
+
     ## Action Space
     ``Discrete(2)``: ``0`` sends the solver's proposed action, ``1`` sends ``abstain[]``.
 
@@ -60,6 +66,10 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     ``spl_weighted``) for a justified ABSTAIN, ``premature``, ``missed``, ``over_abstain``, ``task_scale`` times the
     task reward on a completed solvable task, and ``step_cost`` per non-final step.
 
+    ## Starting State
+    ``reset`` resets the family env (same ``seed`` and ``options``: ``task_id``, ``split``, ``category``,
+    ``variant``), asks the solver for its first proposal and returns the features of the opening observation.
+
     ## Episode End
     When the policy abstains, when the solver ends the episode itself (answer, buy, submit...) or at the family
     env's turn budget. ``info`` is the family env's (the final one carries ``info["abstention"]``).
@@ -69,6 +79,9 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     "train"}``), the reward coefficients above, ``max_retries`` (no-progress budget of the rules engine),
     ``seconds_per_turn`` (simulated clock of the timeout rule; 0 = never fires), ``family_features`` (False = the
     generic features only, without the family's hook; for ablations), ``render_mode``.
+
+    ## Version History
+    * v0: initial release. The tasks are the family id's, so its fingerprint is the family's.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -102,10 +115,12 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
 
     # ----- what the family env offers, passed through for runners and tests ---------------------------------------
     def tasks(self, split: str | None = None, category: str | None = None) -> list[Task]:
+        """The family env's tasks (the same filters as :meth:`AbstainEnv.tasks`)."""
         return self.env.unwrapped.tasks(split=split, category=category)
 
     @property
     def max_turns(self) -> int:
+        """The family env's turn budget."""
         return int(self.env.unwrapped.max_turns)
 
     @property
@@ -113,16 +128,30 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         """The action the solver proposes for the next turn (sent on ``continue``)."""
         return self._proposal
 
+    @property
+    def fingerprint(self) -> str:
+        """The family env's benchmark fingerprint: this form runs the same tasks."""
+        return str(self.env.unwrapped.fingerprint)
+
+    @property
+    def max_turns_bound(self) -> int:
+        """The family env's :attr:`~agentabstain_gym.core.base_env.AbstainEnv.max_turns_bound` (one step = one turn)."""
+        return int(self.env.unwrapped.max_turns_bound)
+
     def set_step_limit(self, limit: int | None) -> None:
         """An outer time limit: one step here is one turn of the family env, which ends the episode on it."""
         self.env.unwrapped.set_step_limit(limit)
 
     def state_key(self) -> Any:
+        """The family env's state, the pending proposal and whether an episode runs, for the conformance
+        tests.
+        """
         return (self.env.unwrapped.state_key(), self._proposal, self._running)
 
     # ----- Gymnasium API ------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the family env and the solver, and return the features with the solver's first proposal."""
         super().reset(seed=seed)
         observation, info = self.env.reset(seed=seed, options=options)
         self.solver.reset()
@@ -132,6 +161,7 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         return self.features.vector(observation, info, self._proposal), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """``0`` sends the solver's proposal, ``1`` sends ABSTAIN; returns the features of what follows."""
         if not self._running:
             raise RuntimeError("step() called on an episode that has ended or not started: call reset() first")
         sent = ABSTAIN if discrete_action(action, 2) == STOP else self._proposal
@@ -145,7 +175,9 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
         return self.features.vector(observation, info, self._proposal), float(reward), terminated, truncated, info
 
     def render(self) -> str | None:
+        """The family env's rendering."""
         return self.env.render()  # type: ignore[return-value]
 
     def close(self) -> None:
+        """Close the family env."""
         self.env.close()

@@ -57,6 +57,9 @@ def _helio(orbit: tuple[float, float, float], d: float) -> tuple[float, float]:
 
 
 def positions(d: float) -> dict[str, float]:
+    """Ecliptic longitudes (degrees) of the Sun, the Moon and the planets ``d`` days after J2000, by low-
+    precision formulas.
+    """
     g = _norm(357.529 + 0.98560028 * d)
     sun = 280.459 + 0.98564736 * d + 1.915 * _sin(g) + 0.020 * _sin(2 * g)
     moon = 218.316 + 13.176396 * d + 6.289 * _sin(134.963 + 13.064993 * d)
@@ -69,6 +72,7 @@ def positions(d: float) -> dict[str, float]:
 
 
 def angles(d: float, lat: float, lon_east: float) -> tuple[float, float]:
+    """Ascendant and midheaven (degrees) for ``d`` days after J2000 at a latitude and east longitude."""
     ramc = _norm(280.46061837 + 360.98564736629 * d + lon_east)
     asc = math.degrees(math.atan2(-_cos(ramc), _sin(ramc) * _cos(_OBLIQUITY) + math.tan(math.radians(lat))
                                   * _sin(_OBLIQUITY))) + 180.0
@@ -77,6 +81,7 @@ def angles(d: float, lat: float, lon_east: float) -> tuple[float, float]:
 
 
 def natal_chart(ctx: Any, client_id: str, house_system: str) -> dict[str, Any]:
+    """The natal_chart tool: the bodies' signs (and, with a birth time, houses and angles) of a client's chart."""
     client = ctx.record("clients", client_id, f"No client with client_id {client_id!r}.")
     place = ctx.state.get("places", client.get("birth_place_id", ""))
     if place is None:

@@ -21,6 +21,7 @@ _SOIL = {"clay loam": 1.0, "silt loam": 1.03, "sandy loam": 0.9, "chalk": 0.88}
 
 
 def forecast(ctx: Any, field_id: str) -> dict[str, Any]:
+    """The yield forecast of a field from growing degree days since sowing and the crop model."""
     field = ctx.record("fields", field_id, f"No field with field_id {field_id!r}.")
     crop = ctx.record("crops", field["crop"], f"No crop model for {field['crop']!r}.")
     sown = date.fromisoformat(field["sown"])

@@ -28,6 +28,7 @@ def isbn_check_digit(first12: str) -> str:
 
 
 def isbn_digits(isbn: str) -> str:
+    """An ISBN without spaces and hyphens."""
     return re.sub(r"[\s-]", "", isbn)
 
 

@@ -121,6 +121,7 @@ def _target(ctx: Any, source: str, destination: str) -> str:
 
 @custom_tool("filesystem.list_directory")
 def list_directory(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The list_directory tool: a folder's entries, folders first (hidden ones only when asked)."""
     path = _norm(ctx, args["path"])
     _folder(ctx, path)
     hidden = bool(args.get("show_hidden"))
@@ -134,6 +135,7 @@ def list_directory(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> di
 
 @custom_tool("filesystem.grep_files")
 def grep_files(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The grep_files tool: files under a folder whose content contains a pattern (case-insensitive)."""
     under = _norm(ctx, args["under"])
     _folder(ctx, under)
     needle = str(args["pattern"]).casefold()
@@ -155,6 +157,7 @@ def grep_files(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[s
 
 @custom_tool("filesystem.get_directory_size")
 def get_directory_size(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The get_directory_size tool: files, folders and bytes under a folder."""
     path = _norm(ctx, args["path"])
     _folder(ctx, path)
     items = [r for k, r in _subtree(ctx, path) if k != path]
@@ -166,6 +169,7 @@ def get_directory_size(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -
 
 @custom_tool("filesystem.write_file")
 def write_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The write_file tool: create a file, or replace one with ``overwrite=true``, where the user may write."""
     path = _norm(ctx, args["path"])
     _writable(ctx, path)
     _can_write_into(ctx, _parent(path))
@@ -196,6 +200,7 @@ def write_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[s
 
 @custom_tool("filesystem.create_directory")
 def create_directory(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The create_directory tool: a folder and any missing parents; an existing path is a conflict."""
     path = _norm(ctx, args["path"])
     if ctx.state.get("entries", path) is not None:
         raise ToolError("conflict", f"{path} already exists.")
@@ -241,6 +246,7 @@ def _relocate(ctx: Any, source: str, destination: str, *, keep: bool) -> list[tu
 
 @custom_tool("filesystem.move_file")
 def move_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The move_file tool: move or rename an entry the user owns, unless protected or locked."""
     source = _norm(ctx, args["source"])
     _entry(ctx, source)
     _protected(ctx, source)
@@ -253,6 +259,7 @@ def move_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[st
 
 @custom_tool("filesystem.copy_file")
 def copy_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The copy_file tool: copy an entry, if the destination volume has room."""
     source = _norm(ctx, args["source"])
     _entry(ctx, source)
     destination = _target(ctx, source, _norm(ctx, args["destination"]))
@@ -272,6 +279,7 @@ def copy_file(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[st
 
 @custom_tool("filesystem.move_to_trash")
 def move_to_trash(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The move_to_trash tool: move an entry the user owns to the trash, unless protected or locked."""
     path = _norm(ctx, args["path"])
     record = _entry(ctx, path)
     _protected(ctx, path)
@@ -290,6 +298,7 @@ def move_to_trash(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dic
 
 @custom_tool("filesystem.empty_trash")
 def empty_trash(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The empty_trash tool: erase everything in the trash for good."""
     items = sorted(ctx.state.records("trash").items())
     freed = sum(int(r.get("size", 0) or 0) for _, r in items)
     for key, _ in items:
@@ -299,6 +308,7 @@ def empty_trash(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[
 
 @custom_tool("filesystem.create_share_link")
 def create_share_link(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The create_share_link tool: a link to an entry the user owns, for invited people or anyone."""
     path = _norm(ctx, args["path"])
     record = _entry(ctx, path)
     if record.get("owner") != ctx.values.get("user", "mara"):

@@ -26,6 +26,7 @@ def _profile(ctx: Any) -> dict[str, Any]:
 
 
 def trimp(profile: dict[str, Any], workout: dict[str, Any]) -> float:
+    """A workout's training impulse (Banister TRIMP) from heart rate, or an estimate without one."""
     minutes = float(workout.get("duration_min") or 0)
     hr = workout.get("avg_hr")
     if hr:
@@ -47,6 +48,7 @@ def _completed_until(ctx: Any, day: date) -> list[dict[str, Any]]:
 
 
 def load_summary(ctx: Any, day: date) -> dict[str, Any]:
+    """Acute and chronic training load, distance and sessions up to ``day``."""
     profile = _profile(ctx)
     workouts = _completed_until(ctx, day)
     week_start = day - timedelta(days=6)

@@ -96,6 +96,7 @@ def _dijkstra(graph: dict[str, list[tuple[str, float, float, dict]]], start: str
 
 def route(ctx: Any, origin_id: str, destination_id: str, depart_at: str | None = None, optimize: str = "fastest",
           avoid_highways: bool = False) -> dict[str, Any]:
+    """The route tool: the fastest or shortest path between two places at a departure time (Dijkstra)."""
     origin, destination = _place(ctx, origin_id), _place(ctx, destination_id)
     depart = datetime.strptime(depart_at or ctx.now, _FMT)
     if origin_id == destination_id:

@@ -45,6 +45,7 @@ def _track(ctx: Any, track_id: str) -> dict[str, Any]:
 
 @custom_tool("spotify.list_my_playlists")
 def list_my_playlists(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The list_my_playlists tool: the playlists in the user's library, own ones first."""
     mine = [p for p in ctx.state.records("playlists").values() if p.get("in_library")]
     mine.sort(key=lambda p: (p.get("owner") != _me(ctx), str(p["name"]).casefold(), p["playlist_id"]))
     rows = [{"playlist_id": p["playlist_id"], "name": p["name"], "owner": p["owner"], "public": p.get("public", False),
@@ -55,6 +56,7 @@ def list_my_playlists(ctx: Any, args: dict[str, Any], config: dict[str, Any]) ->
 
 @custom_tool("spotify.get_playlist")
 def get_playlist(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The get_playlist tool: a playlist with its tracks in order."""
     playlist = _playlist(ctx, args["playlist_id"])
     rows = []
     for position, track_id in enumerate(playlist.get("tracks", [])):
@@ -72,6 +74,7 @@ def get_playlist(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict
 
 @custom_tool("spotify.check_playlist_contains")
 def check_playlist_contains(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The check_playlist_contains tool: whether (and where) a playlist holds each track."""
     playlist = _playlist(ctx, args["playlist_id"])
     tracks = list(playlist.get("tracks", []))
     results = [{"track_id": t, "contained": t in tracks, "positions": [i for i, x in enumerate(tracks) if x == t]}
@@ -82,6 +85,7 @@ def check_playlist_contains(ctx: Any, args: dict[str, Any], config: dict[str, An
 
 @custom_tool("spotify.add_tracks_to_playlist")
 def add_tracks_to_playlist(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The add_tracks_to_playlist tool: append tracks to a playlist the user may edit."""
     playlist = _editable(ctx, args["playlist_id"])
     new = [str(t) for t in args["track_ids"]]
     if not new:
@@ -102,6 +106,7 @@ def add_tracks_to_playlist(ctx: Any, args: dict[str, Any], config: dict[str, Any
 
 @custom_tool("spotify.remove_tracks_from_playlist")
 def remove_tracks_from_playlist(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The remove_tracks_from_playlist tool: remove tracks from a playlist the user may edit."""
     playlist = _editable(ctx, args["playlist_id"])
     gone = {str(t) for t in args["track_ids"]}
     if not gone:
@@ -117,6 +122,7 @@ def remove_tracks_from_playlist(ctx: Any, args: dict[str, Any], config: dict[str
 
 @custom_tool("spotify.start_playback")
 def start_playback(ctx: Any, args: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """The start_playback tool: play a playlist or a list of tracks on a device."""
     player_id = str(ctx.values.get("player_id", "player"))
     player = ctx.state.get("playback", player_id) or {"player_id": player_id}
     device_id = args.get("device_id") or player.get("device_id")

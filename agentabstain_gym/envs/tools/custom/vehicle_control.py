@@ -55,6 +55,7 @@ def recent_efficiency(ctx: Any, vehicle: dict[str, Any]) -> tuple[float, int]:
 
 
 def ranges(ctx: Any, vehicle: dict[str, Any]) -> dict[str, Any]:
+    """Electric and total range of a vehicle from its charge, fuel and recent efficiency."""
     efficiency, based_on = recent_efficiency(ctx, vehicle)
     usable = float(vehicle["battery_kwh"]) * int(vehicle["battery_pct"]) / 100
     electric = usable * efficiency
