@@ -181,7 +181,8 @@ class AbstainEnv(gym.Env[str, str]):
 
     def _listed_fingerprint(self, task: Task) -> str | None:
         """:attr:`fingerprint` for a task of the env's list; None for a task made from reset options."""
-        return self.fingerprint if any(t is task for t in self._tasks()) else None
+        # equal, not only identical: an unpickled env rebuilds its task list, and its running task is a copy
+        return self.fingerprint if any(t is task or t == task for t in self._tasks()) else None
 
     @property
     def max_turns_bound(self) -> int:
