@@ -104,6 +104,20 @@ pip3() { pip "$@"; }
 __agx_python() {
   if [ "$2" = -m ] && [ "$3" = pip ]; then shift 3; pip "$@"
   elif [ "$2" = -m ] && { [ "$3" = pytest ] || [ "$3" = py.test ]; }; then shift 3; __agx_pytest "$@"
+  elif [ -n "${__AGX_CHECK:-}" ] && { [ "$2" = -c ] || [ "$2" = -m ]; } && [ $# -ge 3 ]; then
+    # the tests' own `python3 -c CODE` / `-m MODULE`: isolated (-I), with the working directory and PYTHONPATH put
+    # after the standard library, so a json.py or sitecustomize.py the agent left there cannot run in its place
+    local exe="$1" how="$2" what="$3"; shift 3
+    command "$exe" -I -c 'import os, sys
+sys.path += [os.getcwd()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+how, what = sys.argv[1], sys.argv[2]
+if how == "-c":
+    sys.argv[:] = ["-c"] + sys.argv[3:]
+    exec(compile(what, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+else:
+    import runpy
+    sys.argv[:] = [what] + sys.argv[3:]
+    runpy.run_module(what, run_name="__main__", alter_sys=True)' "$how" "$what" "$@"
   else local exe="$1"; shift; command "$exe" "$@"; fi
 }
 python3() { __agx_python python3 "$@"; }

@@ -150,13 +150,14 @@ def _test_command(spec: NativeSpec) -> str:
 
 
 def checker_script(spec: NativeSpec, nonce: str, pytest_nonce: str, python: str | None = None,
-                   sweep: bool = False) -> str:
+                   sweep: bool = False, system_first: bool = False) -> str:
     """The bash the checker runs: shims in check mode, ``TEST_DIR``, the task's test entry point, then one line
     tagged with ``nonce`` holding the entry point's exit status and (Harbor) the reward its file holds.
 
     The agent's programs run inside the tests (that is what tests do), so the checker assumes they are hostile:
     its own steps use the system's ``PATH`` (the task's, which may list directories the agent wrote, is the tests'
-    only); each pytest status goes to the output stream (fd 3), not a file a leftover process could rewrite;
+    only, and with ``system_first`` the system directories come first in it, so a directory the task's ENV puts
+    first, such as ``/root/.local/bin``, cannot shadow ``python3`` or ``bash``); each pytest status goes to the output stream (fd 3), not a file a leftover process could rewrite;
     ``python`` (an absolute path) is the interpreter pytest runs with; with ``sweep`` (the checker is its own pid
     namespace or container) every process the tests left is killed before the verdict is read, and the final line
     says whether there were any; a reward file counts only if it is a plain writable file (not a directory, link or
@@ -170,7 +171,7 @@ def checker_script(spec: NativeSpec, nonce: str, pytest_nonce: str, python: str 
     command = _test_command(spec).replace("bash ", '"$__agx_bash" ', 1)
     head = (f"{shim_prelude()}{check_vars}{exports}__agx_path=$PATH\nPATH={SANDBOX_PATH}\n"
             f"__agx_bash=$(type -P bash) || exit 1\n{logs}cd {shlex.quote(workdir_of(spec))} || exit 1\n"
-            f"exec 3>&1\n(PATH=$__agx_path; {command})\nst=$?\nexec 3>&-\n"
+            f"exec 3>&1\n(PATH={SANDBOX_PATH + ':' if system_first else ''}$__agx_path; {command})\nst=$?\nexec 3>&-\n"
             + ("if kill -0 -1 2>/dev/null; then left=1; kill -9 -1 2>/dev/null; else left=0; fi\n" if sweep
                else "left=0\n") + "cd /\n")
     if spec.layout == HARBOR:
@@ -224,8 +225,11 @@ def run_tests(sandbox: Sandbox, spec: NativeSpec, kill_agent: bool = True) -> Te
     Bench layout), or the reward file holds >= 1 (Harbor; a value in [0, 1) is partial credit).
     """
     nonce, pytest_nonce = secrets.token_hex(8), secrets.token_hex(8)
-    python = sandbox_python() if sandbox.name in ("bwrap", "unshare") else None
-    script = checker_script(spec, nonce, pytest_nonce, python, sweep=sandbox.name in ("bwrap", "unshare", "docker"))
+    # bwrap and unshare show the host's read-only system directories: their programs are the trusted ones. Docker
+    # images are the agent's to write; the docker backend screens what the agent changed instead.
+    host_fs = sandbox.name in ("bwrap", "unshare")
+    script = checker_script(spec, nonce, pytest_nonce, sandbox_python() if host_fs else None,
+                            sweep=host_fs or sandbox.name == "docker", system_first=host_fs)
     result = sandbox.check(script, timeout=spec.test_timeout, kill_agent=kill_agent, files=tar_of(test_files(spec)))
     finals = _statuses(result.output, f"\x1eAGX-REWARD-{nonce}:")
     runs = _statuses(result.output, f"\x1eAGX-PYTEST-{pytest_nonce}:")

@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import os
 import select
+import shutil
 import signal
 import subprocess
 import threading
@@ -212,7 +213,9 @@ class HostProcessSandbox(Sandbox):
             raise SandboxError(f"the {self.name} sandbox cannot run a script apart from the agent")
         user_fd = fcntl.ioctl(self._mnt_fd, _NS_GET_USERNS)
         env = " ".join(f"{k}={_sh_quote(v)}" for k, v in env_vars.items())
-        final = f"env -i {env} bash --noprofile --norc -c \"$0\" {label} \"$@\""
+        # bash by its absolute path: env would search the PATH given to the script, which a Terminal-Bench task's
+        # ENV may point at directories the agent wrote (a `bash` planted there would run the checker)
+        final = f"env -i {env} {_host_bash()} --noprofile --norc -c \"$0\" {label} \"$@\""
         limits_line = (f"ulimit -c 0; ulimit -u {int(self.limits.max_processes)} "
                        f"-v {int(self.limits.memory_mb) * 1024} 2>/dev/null || true")
         script = checker_launch_script(int(self.limits.tmp_mb), limits_line, final, self.layout.workdir,
@@ -244,6 +247,11 @@ class HostProcessSandbox(Sandbox):
         if self._mnt_fd is not None:
             os.close(self._mnt_fd)
             self._mnt_fd = None
+
+
+def _host_bash() -> str:
+    """The host's bash (bwrap and unshare show the host's read-only ``/usr``)."""
+    return shutil.which("bash", path=LAUNCH_ENV["PATH"]) or "/bin/bash"
 
 
 def _comm(pid: int) -> str:
