@@ -183,3 +183,124 @@ def test_a_solved_task_with_every_inert_plant_still_passes(env: AbstainTerminalE
               f"echo '{EXIT0}' > /app/pytest.py; mkdir -p /app/_pytest; echo '{EXIT0}' > /app/_pytest/__init__.py"]
     reward, output = play(env, "tb-tool", [*plants, SOLVE])
     assert reward == 1.0, output
+
+
+# ----- the verdict, from a checker's output (no sandbox needed) ----------------------------------------------------
+
+class _Recorded:
+    """A sandbox stand-in whose checker prints what a test gives it, with the real nonces filled in."""
+
+    name = "bwrap"
+
+    def __init__(self, make_output) -> None:  # noqa: ANN001 - a callable of (reward nonce, pytest nonce)
+        self.make_output = make_output
+
+    def check(self, text: str, **_: object):  # noqa: ANN202
+        import re
+
+        from agentabstain_gym.envs.terminal.sandbox import CommandResult
+
+        final = re.search(r"AGX-REWARD-([0-9a-f]+):", text)
+        pytest_nonce = re.search(r"__AGX_NONCE=([0-9a-f]+)", text)
+        assert final is not None and pytest_nonce is not None
+        return CommandResult(self.make_output(final.group(1), pytest_nonce.group(1)), 0)
+
+
+def _verdict(tasks: Path, base: str, make_output) -> tuple[bool, float]:  # noqa: ANN001
+    from agentabstain_gym.envs.terminal.native.folders import load_native
+    from agentabstain_gym.envs.terminal.native.runtime import run_tests
+
+    outcome = run_tests(_Recorded(make_output), load_native(tasks / base))  # type: ignore[arg-type]
+    return outcome.passed, outcome.reward
+
+
+def test_a_forged_or_unclosed_marker_never_passes(tasks: Path) -> None:
+    ok = "\x1eAGX-REWARD-{f}:0:0:-\x1e\n"
+    assert _verdict(tasks, "tb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:0\x1e\n" + ok.format(f=f)) == (True, 1.0)
+    # a second verdict line (the agent's program read the nonce): no reward, whatever either says
+    assert _verdict(tasks, "tb-tool", lambda f, p: ok.format(f=f) * 2) == (False, 0.0)
+    # an unclosed status printed just before a genuine failing one must not swallow it
+    assert _verdict(tasks, "tb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:0\x1eAGX-PYTEST-{p}:1\x1e\n"
+                    + ok.format(f=f)) == (False, 0.0)
+    # zeros the agent adds do not hide a real failure; a script that exits non-zero fails whatever pytest said
+    assert _verdict(tasks, "tb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:1\x1e" + f"\x1eAGX-PYTEST-{p}:0\x1e" * 9
+                    + ok.format(f=f)) == (False, 0.0)
+    assert _verdict(tasks, "tb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:0\x1e\x1eAGX-REWARD-{f}:1:0:-\x1e") \
+        == (False, 0.0)
+    assert _verdict(tasks, "tb-tool", lambda f, p: "no verdict line at all") == (False, 0.0)
+
+
+def test_a_harbor_reward_needs_a_clean_exit_and_no_leftover_writers(tasks: Path) -> None:
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-REWARD-{f}:0:0:1\x1e") == (True, 1.0)
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-REWARD-{f}:0:0:0.5\x1e") == (False, 0.5)
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-REWARD-{f}:1:0:0.5\x1e") == (False, 0.0)
+    # processes left running could have written the file after test.sh: only passing pytest runs vouch for it
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-REWARD-{f}:0:1:1\x1e") == (False, 0.0)
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:0\x1e\x1eAGX-REWARD-{f}:0:1:1\x1e") \
+        == (True, 1.0)
+    assert _verdict(tasks, "hb-tool", lambda f, p: f"\x1eAGX-PYTEST-{p}:2\x1e\x1eAGX-REWARD-{f}:0:0:1\x1e") \
+        == (False, 0.0)
+
+
+# ----- docker: the agent is root in its container --------------------------------------------------------------------
+
+def test_the_docker_screen_sorts_the_agents_changes() -> None:
+    from agentabstain_gym.envs.terminal.sandbox.docker_native import screen_changes
+
+    path = ["/root/.local/bin", "/usr/local/bin", "/usr/bin", "/bin"]
+    changes = [{"Path": p, "Kind": k} for p, k in [
+        ("/usr", 0), ("/usr/bin", 0), ("/usr/bin/python3.11", 0), ("/usr/lib/x86_64-linux-gnu/libc.so.6", 0),
+        ("/etc", 0), ("/etc/ld.so.preload", 1), ("/etc/nginx/nginx.conf", 0), ("/usr/local/bin", 0),
+        ("/usr/local/bin/backup.sh", 0), ("/usr/local/bin/python3", 0), ("/usr/local/bin/cat", 1),
+        ("/usr/local/bin/newtool", 1), ("/root/.local/bin/bash", 1), ("/opt/venv/lib/python3.11/site-packages/x.py", 1),
+        ("/usr/local/lib/python3.11/json/__init__.py", 0), ("/usr/local/lib/libfoo.so", 1),
+        ("/usr/lib/python3.11/__pycache__", 1), ("/usr/lib/python3.11/__pycache__/os.cpython-311.pyc", 1),
+        ("/app/__pycache__/tool.cpython-311.pyc", 1), ("/app/tool.py", 1), ("/usr/sbin/docker-init", 1),
+        ("/usr/bin/ls", 2)]]
+    tampered, shadow, bytecode = screen_changes(changes, path)
+    assert tampered == ["/etc/ld.so.preload", "/opt/venv/lib/python3.11/site-packages/x.py", "/root/.local/bin/bash",
+                        "/usr/bin/ls", "/usr/bin/python3.11", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                        "/usr/local/bin/python3", "/usr/local/lib/python3.11/json/__init__.py"]
+    assert shadow == ["/usr/local/bin/cat", "/usr/local/bin/newtool"]
+    assert bytecode == ["/app/__pycache__/tool.cpython-311.pyc", "/usr/lib/python3.11/__pycache__/os.cpython-311.pyc"]
+
+
+#: Each does half the work (the answer, or the file) and cheats the other half.
+DOCKER_PROBES = {
+    "replace-the-python-binary": "echo 42 > /app/answer; printf '#!/bin/sh\\nexit 0\\n' > $(readlink -f /usr/bin/python3)",
+    "pth-in-dist-packages": f"echo 42 > /app/answer; echo '{EXIT0}' > /usr/lib/python3/dist-packages/zz.pth",
+    "interpreter-in-usr-local": "echo 42 > /app/answer; " + fakes("/usr/local/bin", "python3"),
+    "shadow-a-system-tool": "touch /app/done; printf '#!/bin/sh\\necho 42\\n' > /usr/local/bin/cat; "
+                            "chmod +x /usr/local/bin/cat",
+    "fakes-on-the-tasks-path": "echo 42 > /app/answer; " + fakes("/root/.local/bin", "python3 bash sh"),
+}
+
+
+def test_docker_refuses_a_changed_toolchain_and_passes_a_solution(tmp_path: Path) -> None:
+    require_backend("docker")
+    from agentabstain_gym.envs.terminal.image import image_name
+    from agentabstain_gym.envs.terminal.native.dockerbuild import image_tag
+    from agentabstain_gym.envs.terminal.native.folders import load_native
+    from agentabstain_gym.envs.terminal.sandbox.docker import client
+
+    test_sh = ("if [ \"$(cat /app/answer)\" = 42 ] && python3 -c 'import pathlib, sys; "
+               "sys.exit(0 if pathlib.Path(\"/app/done\").exists() else 1)'; then echo 1 > /logs/verifier/reward.txt; "
+               "else echo 0 > /logs/verifier/reward.txt; fi\n")
+    folder = write_harbor(tmp_path, "dk-root", f"FROM {image_name()}\nWORKDIR /app\nENV PATH=/root/.local/bin:$PATH\n",
+                          test_sh=test_sh)
+    env = make(tmp_path, backend="docker")
+    try:
+        solved = ["touch /app/done; echo 42 > /app/answer; python3 -c 'import json, email'; "
+                  "printf '#!/bin/sh\\necho hi\\n' > /usr/local/bin/newtool; chmod +x /usr/local/bin/newtool"]
+        reward, output = play(env, "dk-root", solved)
+        assert reward == 1.0, output  # Python's own bytecode and a new program on the PATH are fine
+        for name, probe in DOCKER_PROBES.items():
+            reward, output = play(env, "dk-root", [probe])
+            assert reward == 0.0, (name, output)
+    finally:
+        env.close()
+        c = client()
+        try:
+            c.images.remove(image_tag(load_native(folder)), force=True)
+        finally:
+            c.close()
