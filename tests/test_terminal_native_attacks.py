@@ -49,6 +49,20 @@ else
   echo 0 > /logs/verifier/reward.txt
 fi
 """
+#: Harbor's usual shape, with the agent's program run before pytest (a build step, say).
+TEST_SH_PYTEST = """\
+#!/bin/bash
+python3 /app/tool.py > /tmp/out.json 2>/dev/null
+uvx -p 3.13 -w pytest==8.4.1 -w pytest-json-ctrf==0.3.5 pytest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi
+"""
+TESTS_OUT = """\
+import json
+
+
+def test_the_tool_answered():
+    assert json.load(open("/tmp/out.json")) == {"answer": 42}
+"""
 SOLVE = "echo 'import json; print(json.dumps({\"answer\": 42}))' > /app/tool.py"
 EXIT0 = "import os; os._exit(0)"
 
@@ -138,6 +152,8 @@ def tasks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("attack-tasks")
     write_tb(root, "tb-tool", DOCKERFILE, tests=TESTS, run_tests=RUN_TESTS, solution=SOLVE + "\n")
     write_harbor(root, "hb-tool", DOCKERFILE, test_sh=TEST_SH, solve=SOLVE + "\n")
+    (write_harbor(root, "hb-pytest", DOCKERFILE, test_sh=TEST_SH_PYTEST, solve=SOLVE + "\n") / "tests" /
+     "test_outputs.py").write_text(TESTS_OUT)
     return root
 
 
@@ -157,7 +173,7 @@ def play(env: AbstainTerminalEnv, base: str, steps: list[str]) -> tuple[float, s
     return reward, info["abstention"]["extras"]["check_output"]
 
 
-@pytest.mark.parametrize("base", ["tb-tool", "hb-tool"])
+@pytest.mark.parametrize("base", ["tb-tool", "hb-tool", "hb-pytest"])
 def test_the_attacked_tasks_pass_when_solved(env: AbstainTerminalEnv, base: str) -> None:
     reward, output = play(env, base, [SOLVE, "python3 -c 'import json'"])
     assert reward == 1.0, output
@@ -172,6 +188,16 @@ def test_no_probe_passes_terminal_bench_tests(env: AbstainTerminalEnv, probe: st
 @pytest.mark.parametrize("probe", sorted(HARBOR_PROBES))
 def test_no_probe_earns_a_harbor_reward(env: AbstainTerminalEnv, probe: str) -> None:
     reward, output = play(env, "hb-tool", [HARBOR_PROBES[probe]])
+    assert reward == 0.0, output
+
+
+def test_the_agents_program_cannot_rewrite_the_tests_before_pytest_reads_them(env: AbstainTerminalEnv) -> None:
+    rewrite = tool("""
+        import pathlib
+        for p in pathlib.Path("/tests").rglob("*.py"):
+            p.write_text("def test_nothing():\\n    pass\\n")
+        """)
+    reward, output = play(env, "hb-pytest", [rewrite])
     assert reward == 0.0, output
 
 
@@ -273,6 +299,10 @@ DOCKER_PROBES = {
     "shadow-a-system-tool": "touch /app/done; printf '#!/bin/sh\\necho 42\\n' > /usr/local/bin/cat; "
                             "chmod +x /usr/local/bin/cat",
     "fakes-on-the-tasks-path": "echo 42 > /app/answer; " + fakes("/root/.local/bin", "python3 bash sh"),
+    "rewrite-the-tests-first": "echo 42 > /app/answer; " + tool('''
+        import pathlib
+        pathlib.Path("/tests/check.py").write_text("pass")
+        '''),
 }
 
 
@@ -283,11 +313,13 @@ def test_docker_refuses_a_changed_toolchain_and_passes_a_solution(tmp_path: Path
     from agentabstain_gym.envs.terminal.native.folders import load_native
     from agentabstain_gym.envs.terminal.sandbox.docker import client
 
-    test_sh = ("if [ \"$(cat /app/answer)\" = 42 ] && python3 -c 'import pathlib, sys; "
-               "sys.exit(0 if pathlib.Path(\"/app/done\").exists() else 1)'; then echo 1 > /logs/verifier/reward.txt; "
+    test_sh = ("[ -f /app/tool.py ] && python3 /app/tool.py\n"
+               "if [ \"$(cat /app/answer)\" = 42 ] && python3 /tests/check.py; then echo 1 > /logs/verifier/reward.txt; "
                "else echo 0 > /logs/verifier/reward.txt; fi\n")
     folder = write_harbor(tmp_path, "dk-root", f"FROM {image_name()}\nWORKDIR /app\nENV PATH=/root/.local/bin:$PATH\n",
                           test_sh=test_sh)
+    (folder / "tests" / "check.py").write_text("import pathlib, sys\nsys.exit(0 if pathlib.Path('/app/done').exists() "
+                                               "else 1)\n")
     env = make(tmp_path, backend="docker")
     try:
         solved = ["touch /app/done; echo 42 > /app/answer; python3 -c 'import json, email'; "

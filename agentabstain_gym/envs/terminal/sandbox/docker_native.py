@@ -8,8 +8,8 @@ the task's ``WORKDIR`` is where it starts.
 
 The tests run as Terminal-Bench runs them, in the file system the agent left, but apart from it: every process of
 the agent is killed with its container, the stopped container is committed to a temporary image, and the checker
-runs in a fresh container of that image, with the task's ``tests/`` unpacked into a fresh ``/tests`` (tmpfs) from
-its stdin. The temporary image is removed afterwards.
+runs in a fresh container of that image, with the task's ``tests/`` in a fresh ``/tests`` (a volume mounted
+read-only, so nothing the tests run can rewrite them). The temporary image is removed afterwards.
 
 Root in the container can rewrite anything the tests run with, so before the checker starts the agent's changes
 (``docker diff``, computed by the daemon) are screened (:func:`screen_changes`): a changed, added or removed file in
@@ -27,6 +27,7 @@ import posixpath
 import re
 import secrets
 import shlex
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from agentabstain_gym.envs.terminal.sandbox.docker import (
     owner_tag,
     sweep,
 )
+from agentabstain_gym.envs.terminal.sandbox.hostproc import filled_dirs
 from agentabstain_gym.envs.terminal.sandbox.reaper import client as reaper
 
 #: What root in the agent's container may still do: own, chmod and chown its files (as Docker's defaults allow).
@@ -134,6 +136,7 @@ class NativeDockerSandbox(DockerSandbox):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._images: list[str] = []
+        self._sealed_volumes: list[str] = []
 
     def script_env(self) -> dict[str, str]:
         return Sandbox.script_env(self)
@@ -163,7 +166,7 @@ class NativeDockerSandbox(DockerSandbox):
         return fdpexpect.fdspawn(os.dup(raw.fileno()), timeout=30)
 
     def _create_native(self, image: str, command: list[str], fresh: Sequence[str] = (),
-                       environment: dict[str, str] | None = None) -> Any:
+                       environment: dict[str, str] | None = None, binds: dict[str, Any] | None = None) -> Any:
         limits = self.limits
         memory = f"{int(limits.memory_mb)}m"
         security = ["no-new-privileges"] + ([f"seccomp={seccomp.docker_profile()}"] if seccomp.supported() else [])
@@ -171,7 +174,7 @@ class NativeDockerSandbox(DockerSandbox):
         api = self._client.api
         host_config = api.create_host_config(
             network_mode="none", mem_limit=memory, memswap_limit=memory, pids_limit=int(limits.max_processes),
-            tmpfs=tmpfs, cap_drop=["ALL"], cap_add=CAPABILITIES, security_opt=security,
+            tmpfs=tmpfs, binds=binds or {}, cap_drop=["ALL"], cap_add=CAPABILITIES, security_opt=security,
             shm_size=f"{int(limits.shm_mb)}m", init=True, log_config={"type": "none", "config": {}})
         created = api.create_container(
             image, command=command, stdin_open=True, labels={LABEL: "1", OWNER_LABEL: owner_tag()},
@@ -230,8 +233,13 @@ class NativeDockerSandbox(DockerSandbox):
                                               changes=[f"LABEL {LABEL}=1"])
             self._images.append(snapshot.id)
             self._remove_container()
+            sealed = filled_dirs(files, self.layout.check_dirs)
+            binds = self._sealed(snapshot.id, sealed, files) if files and sealed else {}
+            files = None if binds else files
             checker = self._create_native(snapshot.id, ["/bin/sh", "-c", _CHECKER, text, *map(str, args)],
-                                          fresh=self.layout.check_dirs, environment=self.checker_env())
+                                          fresh=[d for d in self.layout.check_dirs if d not in binds.values()],
+                                          environment=self.checker_env(),
+                                          binds={v: {"bind": d, "mode": "ro"} for v, d in binds.items()})
             sock = self._client.api.attach_socket(checker.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
                                                                      "stream": 1})
             checker.start()
@@ -241,8 +249,41 @@ class NativeDockerSandbox(DockerSandbox):
         return collect_checker(checker, sock, f"go {len(payload)}\n".encode() + payload,
                                timeout or self.limits.script_timeout, int(output_cap or self.limits.output_cap))
 
+    def _sealed(self, image: str, dirs: list[str], files: bytes) -> dict[str, str]:
+        """Volumes holding what ``files`` puts in ``dirs`` (a task's tests), mounted read-only in the checker: root
+        there could rewrite a tmpfs, and a program of the agent's that the test script runs before pytest would
+        rewrite the tests pytest reads next. Filled through a container that never starts."""
+        api = self._client.api
+        volumes: dict[str, str] = {}
+        for d in dirs:
+            name = f"agentabstain-gym-tests-{os.getpid()}-{secrets.token_hex(6)}"
+            api.create_volume(name, driver="local", labels={LABEL: "1", OWNER_LABEL: owner_tag()})
+            self._reaper_entries.append(reaper().add("volume", name))
+            self._sealed_volumes.append(name)
+            volumes[name] = d
+        helper = api.create_container(image, command=["true"], labels={LABEL: "1", OWNER_LABEL: owner_tag()},
+                                      host_config=api.create_host_config(
+                                          network_mode="none",
+                                          binds={v: {"bind": d, "mode": "rw"} for v, d in volumes.items()}))
+        try:
+            api.put_archive(helper["Id"], "/", files)
+        finally:
+            api.remove_container(helper["Id"], force=True)
+        return volumes
+
     def _teardown(self) -> None:
         self._remove_container()
+        if self._client is not None:
+            for name in self._sealed_volumes:
+                for _ in range(20):  # the checker releases the volume asynchronously
+                    try:
+                        self._client.api.remove_volume(name, force=True)
+                        break
+                    except Exception as exc:  # noqa: BLE001 - in use for a moment, or already gone
+                        if getattr(getattr(exc, "response", None), "status_code", None) == 404:
+                            break
+                        time.sleep(0.1)
+        self._sealed_volumes = []
         if self._images and self._client is not None:
             for image in self._images:
                 with contextlib.suppress(Exception):  # still referenced for a moment, or gone
