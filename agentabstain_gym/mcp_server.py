@@ -14,8 +14,9 @@ tool call is one ``env.step``. Decisions worth knowing:
   sidecar manifest is the one ``eval`` would write for this env, agent, split and seed over the whole split, so
   ``eval`` never resumes into it by mistake and a different run is refused at launch.
 * **Honesty**: nothing before the end says whether the task should be abstained on; the end says only that the
-  episode is over. ``reset`` refuses while an episode that the agent has seen is running, so tasks cannot be
-  skipped; a seen episode left unfinished when the session closes is recorded as an agent error.
+  episode is over. ``reset`` refuses while an episode that the agent has seen (or whose own tools it listed) is
+  running, so tasks cannot be skipped, and refuses a task already recorded, so none is played twice; a seen episode
+  left unfinished when the session closes is recorded as an agent error.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ class Session:
         self.observation = ""
         self.last_record: dict[str, Any] | None = None  # the record of the episode that ended last
         self.running = self.seen = False
+        self.peeked = False  # the client listed this task's own tools (a tool sandbox's): it has looked at the task
         if index is not None and index >= len(ids):
             raise SessionError(f"--index {index} is out of range: split {split} of {env_id} has {len(ids)} tasks")
         first = task_id if task_id is not None else (self.order[index] if index is not None else None)
@@ -164,6 +166,10 @@ class Session:
                         + (f" in {self.out}." if self.out else "."))
         elif task_id not in self._seed_of:
             return f"Unknown task id {task_id!r} for {self.env_id}, split {self.split}."
+        elif task_id in self.done_ids:
+            # a second episode of a task would be a second record of it (a retry after seeing how the first ended)
+            return (f"Task {task_id} is already recorded for agent {self.agent}"
+                    + (f" in {self.out}" if self.out else " in this session") + "; each task is played once.")
         from agentabstain_gym.agents.llm import Tool
 
         try:
@@ -176,7 +182,7 @@ class Session:
             self._rebuild()
             return (f"The environment failed to start task {task_id} ({error}); it is recorded as an environment "
                     f"error. Call reset for the next task.{note}")
-        self.task_id, self.running, self.seen = task_id, True, False
+        self.task_id, self.running, self.seen, self.peeked = task_id, True, False, False
         self.max_turns = int(self.info.get("max_turns", self.max_turns))  # an outer step limit may be shorter
         names = {t.name for t in self.builtin}
         own = []
@@ -228,7 +234,7 @@ class Session:
                 if fresh and task_id in (None, self.task_id):
                     self.seen = True
                     return self._text(self.observation, first=True), self._state(), False
-                if self.seen or not fresh:
+                if self.seen or self.peeked or not fresh:
                     return (f"Task {self.task_id} is still running (turn {self.info.get('turn', 0)} of "
                             f"{self.max_turns}): end it with abstain or the action that completes it first.",
                             None, True)
@@ -237,6 +243,15 @@ class Session:
                 return problem, None, True
             self.seen = True
             return self._text(self.observation, first=True), self._state(), False
+
+    def listed(self) -> list[Any]:
+        """The tools ``tools/list`` shows. A tool sandbox's own tools are part of its task (one missing is what an
+        insufficient-tools task looks like), so listing them counts as looking at the task: ``reset`` may then not
+        switch to another one (skipping a task after a look). Nothing is recorded for it if the session ends."""
+        with self._lock:
+            if self.running and len(self.tools) > len(self.builtin):
+                self.peeked = True
+            return list(self.tools)
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None, bool]:
         """A family tool: one ``env.step``; (observation text, structured state, is_error)."""
@@ -309,7 +324,7 @@ def build_server(session: Session) -> Any:
                             description="Start the next task (or the task with this id) and return its instruction "
                                         "and first observation. Not a turn.")]
         tools += [types.Tool(name=t.name, description=t.description, input_schema=t.parameters)
-                  for t in session.tools]
+                  for t in await anyio.to_thread.run_sync(session.listed)]  # the lock may wait for a step
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
@@ -350,10 +365,11 @@ def _serve(server: Any, args: argparse.Namespace) -> None:
     if args.transport == "stdio":
         import anyio
         from mcp.server.lowlevel.server import NotificationOptions
-        from mcp.server.stdio import stdio_server
+
+        from agentabstain_gym.mcp_wire import sane_stdio
 
         async def main() -> None:
-            async with stdio_server() as (read, write):
+            async with sane_stdio() as (read, write):  # every request answered, even one the SDK cannot parse
                 options = server.create_initialization_options(NotificationOptions(tools_changed=True))
                 await server.run(read, write, options)
 

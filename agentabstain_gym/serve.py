@@ -6,6 +6,11 @@ are env steps, made through the same session as ``abstain-gym mcp`` (the same ta
 records), so a person's episodes are scored like any agent's. After each action the browser is redirected to ``/``
 (post/redirect/get), so reloading a page never repeats an action; a link that is not clickable on the current page
 only shows the page again.
+
+Only the person at this browser acts: a request that changes the episode must come from the shop's own pages (a
+page elsewhere could otherwise post an abstention, or buy with an image tag), and on a loopback address the Host
+header must name it (DNS rebinding). Bad requests get a one-line error, never a traceback, and a client that
+stalls a request is cut off after :data:`_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from agentabstain_gym.mcp_server import Session, SessionError
 
 WEB_PREFIX = "AbstainWebShop"
 _MAX_BODY = 64 * 1024
+_TIMEOUT = 30.0  # seconds a client may take to send a request
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _STYLE = """<style>
 body { font-family: sans-serif; margin: 0; }
 #abstain-bar { background: #232f3e; color: #fff; padding: 8px 16px; display: flex; gap: 16px; align-items: center; }
@@ -111,12 +118,46 @@ class ShopServer:
                 'Next task</button></form></div>\n')
 
 
+def foreign(headers: Any, bound: str, port: int) -> str | None:
+    """Why a request may not act on the episode (None: it may): it names another host while we listen on loopback,
+    or the browser says it comes from another site (Sec-Fetch-Site, Origin or Referer)."""
+    host = str(headers.get("Host") or "").strip().lower()
+    if bound in ("127.0.0.1", "localhost", "::1") and host not in {f"{n}:{port}" for n in _LOOPBACK_NAMES}:
+        return f"this shop answers to 127.0.0.1:{port} or localhost:{port}, not {host or 'no Host header'}"
+    fetch_site = str(headers.get("Sec-Fetch-Site") or "").lower()
+    if fetch_site and fetch_site not in ("same-origin", "none"):
+        return "the request came from another site"
+    for name in ("Origin", "Referer"):
+        value = headers.get(name)
+        if value is not None and urllib.parse.urlsplit(str(value)).netloc.lower() != host:
+            return f"the request came from another site ({name})"
+    return None
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line on stderr for a request that failed (a client that hung up, say), not the stdlib's traceback."""
+        error = sys.exc_info()[1]
+        print(f"abstain-gym serve: a request from {client_address[0]} failed: {type(error).__name__}: {error}",
+              file=sys.stderr)
+
+
 def make_handler(shop: ShopServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "abstain-gym-serve"
+        timeout = _TIMEOUT
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
             pass
+
+        def _refused(self) -> bool:
+            bound, port = self.server.server_address[:2]
+            why = foreign(self.headers, str(bound), int(port))
+            if why is not None:
+                self.send_error(HTTPStatus.FORBIDDEN, why)
+            return why is not None
 
         def _send_page(self) -> None:
             body = shop.page().encode("utf-8")
@@ -135,6 +176,8 @@ def make_handler(shop: ShopServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
             path = urllib.parse.urlsplit(self.path).path
+            if self._refused():
+                return
             if path == "/":
                 self._send_page()
             elif path.startswith("/item/"):
@@ -144,13 +187,28 @@ def make_handler(shop: ShopServer) -> type[BaseHTTPRequestHandler]:
                 self.send_error(HTTPStatus.NOT_FOUND, "no such page; the shop is at /")
 
         def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-            length = int(self.headers.get("Content-Length") or 0)
+            declared = str(self.headers.get("Content-Length") or "0").strip()
+            if not declared.isdigit() or not declared.isascii():
+                self.send_error(HTTPStatus.BAD_REQUEST, "Content-Length must be a number of bytes")
+                return
+            length = int(declared)
             if length > _MAX_BODY:
                 self.send_error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
                 return
-            raw = self.rfile.read(length).decode("utf-8", "replace")
-            form = {k: v[0] for k, v in urllib.parse.parse_qs(raw, keep_blank_values=True).items()}
             path = urllib.parse.urlsplit(self.path).path
+            if self._refused():
+                return
+            body = self.rfile.read(length)  # a client sending less than it declared times out (handle_error)
+            if len(body) < length:
+                self.send_error(HTTPStatus.BAD_REQUEST, "the form ended before its Content-Length")
+                return
+            raw = body.decode("utf-8", "replace")
+            try:
+                fields = urllib.parse.parse_qs(raw, keep_blank_values=True, max_num_fields=64)
+            except ValueError:
+                self.send_error(HTTPStatus.BAD_REQUEST, "too many form fields")
+                return
+            form = {k: v[0] for k, v in fields.items()}
             if path not in ("/search", "/click", "/abstain", "/next"):
                 self.send_error(HTTPStatus.NOT_FOUND, "no such action")
                 return
@@ -163,7 +221,7 @@ def make_handler(shop: ShopServer) -> type[BaseHTTPRequestHandler]:
 def start_server(session: Session, host: str = "127.0.0.1", port: int = 3000) -> ThreadingHTTPServer:
     """A running server (``port=0``: any free port, read it from ``server.server_address``); stop with
     ``server.shutdown()``."""
-    server = ThreadingHTTPServer((host, port), make_handler(ShopServer(session)))
+    server = _HTTPServer((host, port), make_handler(ShopServer(session)))
     threading.Thread(target=server.serve_forever, name="abstain-gym-serve", daemon=True).start()
     return server
 
@@ -194,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"abstain-gym: error: {exc}", file=sys.stderr)
         return 2
     try:
-        server = ThreadingHTTPServer((args.host, args.port), make_handler(ShopServer(session)))
+        server = _HTTPServer((args.host, args.port), make_handler(ShopServer(session)))
     except OSError as exc:
         print(f"abstain-gym: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         session.close()

@@ -4,8 +4,9 @@ Those sandboxes show the host's ``/usr``, so a package a Dockerfile or test scri
 on the host: :func:`missing_apt` asks dpkg, :func:`missing_pip` asks the Python the sandbox runs (``/usr/bin/python3``;
 the runner's own Python is invisible inside). :func:`shim_prelude` is bash that setup steps and test scripts run
 first: package installs become no-ops that say so on stderr, ``uv run`` / ``uvx`` run their command directly,
-``pytest`` runs as ``python3 -m pytest`` (without Harbor's ``--ctrf`` report option, whose plugin is not needed for a
-verdict), and each pytest exit status is appended to a log the checker reads.
+``pytest`` runs as ``python3 -I -m pytest`` (without Harbor's ``--ctrf`` report option, whose plugin is not needed for
+a verdict; during a check with the tests' own config only), and each pytest exit status is written to the checker's
+output stream. During a check ``source`` and ``.`` run only the task's own files under ``/tests``.
 """
 
 from __future__ import annotations
@@ -103,22 +104,52 @@ pip3() { pip "$@"; }
 __agx_python() {
   if [ "$2" = -m ] && [ "$3" = pip ]; then shift 3; pip "$@"
   elif [ "$2" = -m ] && { [ "$3" = pytest ] || [ "$3" = py.test ]; }; then shift 3; __agx_pytest "$@"
+  elif [ -n "${__AGX_CHECK:-}" ] && { [ "$2" = -c ] || [ "$2" = -m ]; } && [ $# -ge 3 ]; then
+    # the tests' own `python3 -c CODE` / `-m MODULE`: isolated (-I), with the working directory and PYTHONPATH put
+    # after the standard library, so a json.py or sitecustomize.py the agent left there cannot run in its place
+    local exe="$1" how="$2" what="$3"; shift 3
+    command "$exe" -I -c 'import os, sys
+sys.path += [os.getcwd()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+how, what = sys.argv[1], sys.argv[2]
+if how == "-c":
+    sys.argv[:] = ["-c"] + sys.argv[3:]
+    exec(compile(what, "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+else:
+    import runpy
+    sys.argv[:] = [what] + sys.argv[3:]
+    runpy.run_module(what, run_name="__main__", alter_sys=True)' "$how" "$what" "$@"
   else local exe="$1"; shift; command "$exe" "$@"; fi
 }
 python3() { __agx_python python3 "$@"; }
 python() { if type -P python >/dev/null 2>&1; then __agx_python python "$@"; else __agx_python python3 "$@"; fi; }
 __agx_pytest() {
-  local args=() skip=0 a st
+  local args=() pin=() skip=0 own=0 a st f py
   for a in "$@"; do
     if [ "$skip" = 1 ]; then skip=0; continue; fi
-    case "$a" in --ctrf) skip=1; continue;; --ctrf=*) continue;; esac
+    case "$a" in --ctrf) skip=1; continue;; --ctrf=*) continue;; -c|-c?*|--config-file*|--rootdir*) own=1;; esac
     args+=("$a")
   done
-  # the working directory is the agent's: it is taken off sys.path before pytest is imported (a planted pytest.py
-  # or _pytest would run instead), and -s keeps the agent's user site-packages out (any Python 3, unlike -P)
-  command python3 -s -c 'import sys; sys.path[:] = [p for p in sys.path if p not in ("", ".")]; import pytest
-sys.exit(pytest.console_main())' -p no:cacheprovider "${args[@]}"; st=$?
-  if [ -n "${__AGX_PYTEST_LOG:-}" ]; then echo "$st" >> "$__AGX_PYTEST_LOG"; fi
+  # during a check the config is the tests' own: without -c pytest reads a pytest.ini / tox.ini / pyproject.toml /
+  # setup.cfg and conftest.py from the ancestors of /tests (or of the workdir), which the agent may have written
+  if [ -n "${__AGX_CHECK:-}" ] && [ "$own" = 0 ]; then
+    pin=(-c /dev/null)
+    for f in pytest.ini pyproject.toml tox.ini setup.cfg; do
+      if [ -f "$__AGX_TESTS/$f" ]; then pin=(-c "$__AGX_TESTS/$f"); break; fi
+    done
+    pin+=(--rootdir "$__AGX_TESTS" --confcutdir "$__AGX_TESTS")
+  fi
+  # -I: neither the working directory (the agent's), PYTHONPATH nor the user site come before pytest and the standard
+  # library, so nothing planted there (pytest.py, sitecustomize.py, json.py, a .pth) runs in its place; PYTHONPATH is
+  # appended afterwards so the tests still import what the task puts there. The python is the host's read-only one
+  # where the backend says so (__AGX_PYTHON), not whatever the agent put first on PATH.
+  py=${__AGX_PYTHON:-python3}
+  command "$py" -I -c 'import os, sys
+import pytest
+sys.path += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+sys.exit(pytest.console_main())' -p no:cacheprovider "${pin[@]}" "${args[@]}"; st=$?
+  # each run's status goes to the checker's output stream (fd 3), where nothing can erase it later (a log file could
+  # be rewritten by a process the agent's program left running)
+  if [ -n "${__AGX_NONCE:-}" ]; then printf '\036AGX-PYTEST-%s:%s\036\n' "$__AGX_NONCE" "$st" >&3; fi 2>/dev/null
   return "$st"
 }
 pytest() { __agx_pytest "$@"; }
@@ -151,13 +182,26 @@ uv() {
   esac
 }
 uvx() { __agx_run "$@"; }
-source() { if [ -e "${1:-}" ]; then builtin source "$@"; else __agx_skip source "$@"; fi; }
+# A check sources only the task's own files: the uv installer's env file, the activate script of a skipped `uv venv`
+# and anything else outside /tests is the agent's to write, and sourcing it would run the agent's code in the tests'
+# shell (where it could simply `exit 0`).
+__agx_source() {
+  local f="${2:-}"
+  if [ -n "${__AGX_CHECK:-}" ]; then
+    [ "${f#/}" != "$f" ] || f="$PWD/$f"
+    case "$f/" in */../*) ;; "$__AGX_TESTS"/*) builtin "$@"; return;; esac
+    printf '[abstain-gym: skipped `%s %s`: a check sources only files under %s]\n' "$1" "${2:-}" "$__AGX_TESTS" >&2
+    return 0
+  fi
+  if [ -e "$f" ]; then builtin "$@"; else __agx_skip "$@"; fi
+}
+source() { __agx_source source "$@"; }
+.() { __agx_source . "$@"; }
 export -f __agx_skip apt-get apt aptitude apk yum dnf microdnf zypper pip pip3 __agx_python python3 python \
-  __agx_pytest pytest py.test __agx_run uv uvx source
+  __agx_pytest pytest py.test __agx_run uv uvx __agx_source source .
 """
 
 
-def shim_prelude(pytest_log: str | None = None) -> str:
-    """The shims, then ``__AGX_PYTEST_LOG`` set to ``pytest_log`` (where each pytest exit status goes)."""
-    log = f"export __AGX_PYTEST_LOG='{pytest_log}'\n" if pytest_log else "unset __AGX_PYTEST_LOG\n"
-    return _SHIMS.lstrip("\n") + log
+def shim_prelude() -> str:
+    """The shims, outside a check (setup steps, the reference solution): no check variables set."""
+    return _SHIMS.lstrip("\n") + "unset __AGX_CHECK __AGX_TESTS __AGX_NONCE __AGX_PYTHON\n"

@@ -4,10 +4,13 @@ The tests run as the terminal family's checkers do (:meth:`Sandbox.check`): afte
 killed, in a fresh process apart from the agent's shell, with the task's ``tests/`` unpacked into a fresh ``/tests``
 (and ``run-tests.sh`` beside them, as Terminal-Bench places it). The verdict:
 
-* original layout: every pytest run the test script made exited 0 (at least one run), which is what Terminal-Bench's
+* original layout: the test script exited 0 and every pytest run it made exited 0, which is what Terminal-Bench's
   pytest parser asks (all tests passed); a script that runs no pytest passes on exit status 0;
-* Harbor layout: the reward ``tests/test.sh`` wrote to ``/logs/verifier/reward.txt`` (or ``reward.json``) is >= 1;
-  without a reward file, exit status 0.
+* Harbor layout: the reward ``tests/test.sh`` wrote to ``/logs/verifier/reward.txt`` (or ``reward.json``) is >= 1
+  and ``test.sh`` exited 0; without a reward file, exit status 0.
+
+The agent's programs run inside the tests, so :func:`checker_script` treats them as hostile (what it guards against is
+listed there).
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ from pathlib import Path
 from agentabstain_gym.envs.terminal.native.commands import classify, simple_commands
 from agentabstain_gym.envs.terminal.native.dockerfile import FileEntry
 from agentabstain_gym.envs.terminal.native.folders import HARBOR, NativeSpec
-from agentabstain_gym.envs.terminal.native.host import shim_prelude
+from agentabstain_gym.envs.terminal.native.host import sandbox_python, shim_prelude
 from agentabstain_gym.envs.terminal.sandbox import Sandbox, SandboxError, SandboxLayout
+from agentabstain_gym.envs.terminal.sandbox.base import SANDBOX_PATH
 from agentabstain_gym.envs.terminal.sandbox.layout import path_problem
 
 #: Modification time of every file unpacked into a sandbox (2024-01-01 UTC): the same listing on every run.
@@ -145,33 +149,50 @@ def _test_command(spec: NativeSpec) -> str:
     return f'pytest "$TEST_DIR/{target}" -rA'
 
 
-def checker_script(spec: NativeSpec, nonce: str) -> str:
-    """The bash the checker runs: shims, ``TEST_DIR``, the task's test entry point, then the verdict (exit 0 iff
-    passed) and a reward line tagged with ``nonce``."""
-    log = f"{TESTS_DIR}/.agx-pytest-{nonce}"
+def checker_script(spec: NativeSpec, nonce: str, pytest_nonce: str, python: str | None = None,
+                   sweep: bool = False, system_first: bool = False) -> str:
+    """The bash the checker runs: shims in check mode, ``TEST_DIR``, the task's test entry point, then one line
+    tagged with ``nonce`` holding the entry point's exit status and (Harbor) the reward its file holds.
+
+    The agent's programs run inside the tests (that is what tests do), so the checker assumes they are hostile:
+    its own steps use the system's ``PATH`` (the task's, which may list directories the agent wrote, is the tests'
+    only, and with ``system_first`` the system directories come first in it, so a directory the task's ENV puts
+    first, such as ``/root/.local/bin``, cannot shadow ``python3`` or ``bash``); each pytest status goes to the output stream (fd 3), not a file a leftover process could rewrite;
+    ``python`` (an absolute path) is the interpreter pytest runs with; with ``sweep`` (the checker is its own pid
+    namespace or container) every process the tests left is killed before the verdict is read, and the final line
+    says whether there were any; a reward file counts only if it is a plain writable file (not a directory, link or
+    pipe the agent's program put in its place) and the test script exited 0.
+    """
     exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(spec.verifier_env.items())
                       if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k))
+    check_vars = (f"export __AGX_CHECK=1 __AGX_TESTS={TESTS_DIR} __AGX_NONCE={pytest_nonce} TEST_DIR={TESTS_DIR} "
+                  "PYTHONNOUSERSITE=1\n" + (f"export __AGX_PYTHON={shlex.quote(python)}\n" if python else ""))
     logs = f"mkdir -p {LOGS_DIR}/verifier {LOGS_DIR}/agent\n" if spec.layout == HARBOR else ""
-    head = (f"{shim_prelude(log)}export TEST_DIR={TESTS_DIR}\n{exports}{logs}: > {log}\n"
-            f"cd {shlex.quote(workdir_of(spec))} || exit 1\n({_test_command(spec)})\nst=$?\ncd /\n")
+    command = _test_command(spec).replace("bash ", '"$__agx_bash" ', 1)
+    head = (f"{shim_prelude()}{check_vars}{exports}__agx_path=$PATH\nPATH={SANDBOX_PATH}\n"
+            f"__agx_bash=$(type -P bash) || exit 1\n{logs}cd {shlex.quote(workdir_of(spec))} || exit 1\n"
+            f"exec 3>&1\n(PATH={SANDBOX_PATH + ':' if system_first else ''}$__agx_path; {command})\nst=$?\nexec 3>&-\n"
+            + ("if kill -0 -1 2>/dev/null; then left=1; kill -9 -1 2>/dev/null; else left=0; fi\n" if sweep
+               else "left=0\n") + "cd /\n")
     if spec.layout == HARBOR:
         verdict = (
-            "if [ -f /logs/verifier/reward.txt ]; then r=$(head -c 64 /logs/verifier/reward.txt | tr -d ' \\t\\r\\n')\n"
-            "elif [ -f /logs/verifier/reward.json ]; then r=$(python3 -I -c 'import json,sys\n"
-            "d=json.load(open(sys.argv[1]))\nprint(d.get(\"reward\", 0) if isinstance(d, dict) else d)'"
-            " /logs/verifier/reward.json 2>/dev/null)\n"
-            "else r=$([ \"$st\" -eq 0 ] && echo 1 || echo 0); fi\n"
+            "v=/logs/verifier; r=\n"
+            "for f in $v/reward.txt $v/reward.json; do\n"
+            "  if [ -L $v ] || [ -L \"$f\" ] || { [ -e \"$f\" ] && { [ ! -f \"$f\" ] || [ ! -w \"$f\" ]; }; }; then\n"
+            "    printf '\\n[%s is not a plain writable file: no reward]\\n' \"$f\"; r=0; break; fi\n"
+            "  [ -e \"$f\" ] || continue\n"
+            "  if [ \"$f\" = $v/reward.txt ]; then r=$(head -c 64 \"$f\" | tr -d ' \\t\\r\\n')\n"
+            f"  else r=$({shlex.quote(python or 'python3')} -I -c 'import json,sys\n"
+            "d=json.load(open(sys.argv[1]))\nprint(d.get(\"reward\", 0) if isinstance(d, dict) else d)' \"$f\""
+            " 2>/dev/null); fi\n"
+            "  break\ndone\n"
+            "[ -n \"$r\" ] || r=$([ \"$st\" -eq 0 ] && echo 1 || echo 0)\n"
+            "[ \"$st\" -eq 0 ] || r=0\n"
             "case \"$r\" in ''|*[!0-9.]*|*.*.*) r=0;; esac\n"
             "printf '\\n[tests: test.sh exit status %s, reward %s]\\n' \"$st\" \"$r\"\n")
-        passed = "awk -v r=\"$r\" 'BEGIN { exit !(r + 0 >= 1) }'"
     else:
-        verdict = (
-            f"runs=$(grep -c . {log}); bad=$(grep -cv '^0$' {log})\n"
-            "if [ \"$runs\" -gt 0 ]; then r=$([ \"$bad\" -eq 0 ] && echo 1 || echo 0); "
-            "else r=$([ \"$st\" -eq 0 ] && echo 1 || echo 0); fi\n"
-            "printf '\\n[tests: exit status %s, pytest runs %s, failed %s]\\n' \"$st\" \"$runs\" \"$bad\"\n")
-        passed = "[ \"$r\" = 1 ]"
-    return head + verdict + f"printf '\\036AGX-REWARD-{nonce}:%s\\036\\n' \"$r\"\n{passed}\n"
+        verdict = "r=-\nprintf '\\n[tests: exit status %s]\\n' \"$st\"\n"
+    return head + verdict + f"printf '\\036AGX-REWARD-{nonce}:%s:%s:%s\\036\\n' \"$st\" \"$left\" \"$r\"\n"
 
 
 @dataclass(frozen=True)
@@ -184,21 +205,60 @@ class TestOutcome:
     output: str
 
 
+def _statuses(output: str, prefix: str) -> list[str | None]:
+    """What follows each occurrence of ``prefix`` up to its closing separator (None if it does not close): found by
+    scanning for the prefix itself, so a marker the agent's program left unclosed cannot swallow a genuine one."""
+    out: list[str | None] = []
+    start = output.find(prefix)
+    while start >= 0:
+        match = re.match(r"(-?\d+(?::[0-9.-]*)*)\x1e", output[start + len(prefix):start + len(prefix) + 40])
+        out.append(match.group(1) if match else None)
+        start = output.find(prefix, start + 1)
+    return out
+
+
 def run_tests(sandbox: Sandbox, spec: NativeSpec, kill_agent: bool = True) -> TestOutcome:
-    """Kill the agent, then run the task's tests out of its reach (see the module docstring)."""
-    nonce = secrets.token_hex(8)
-    result = sandbox.check(checker_script(spec, nonce), timeout=spec.test_timeout, kill_agent=kill_agent,
-                           files=tar_of(test_files(spec)))
-    marker = re.compile("\x1eAGX-REWARD-" + nonce + r":([0-9.]*)\x1e\n?")
-    found = marker.findall(result.output)
-    output = marker.sub("", result.output)
-    passed = result.exit_status == 0 and not result.timed_out
-    try:
-        value = float(found[-1]) if found else 0.0
-    except ValueError:
-        value = 0.0
-    reward = 1.0 if passed else (value if 0.0 <= value < 1.0 else 0.0)
-    return TestOutcome(passed, reward, result.exit_status, output)
+    """Kill the agent, then run the task's tests out of its reach (see the module docstring).
+
+    Verdict: exactly one final line from the checker (a second one was forged by a program the tests ran, which could
+    only learn the nonce by reading the checker); the test entry point exited 0; every pytest run exited 0 (Terminal-
+    Bench layout), or the reward file holds >= 1 (Harbor; a value in [0, 1) is partial credit).
+    """
+    nonce, pytest_nonce = secrets.token_hex(8), secrets.token_hex(8)
+    # bwrap and unshare show the host's read-only system directories: their programs are the trusted ones. Docker
+    # images are the agent's to write; the docker backend screens what the agent changed instead.
+    host_fs = sandbox.name in ("bwrap", "unshare")
+    script = checker_script(spec, nonce, pytest_nonce, sandbox_python() if host_fs else None,
+                            sweep=host_fs or sandbox.name == "docker", system_first=host_fs)
+    result = sandbox.check(script, timeout=spec.test_timeout, kill_agent=kill_agent, files=tar_of(test_files(spec)))
+    finals = _statuses(result.output, f"\x1eAGX-REWARD-{nonce}:")
+    runs = _statuses(result.output, f"\x1eAGX-PYTEST-{pytest_nonce}:")
+    output = re.sub("\x1eAGX-(?:REWARD|PYTEST)-(?:" + nonce + "|" + pytest_nonce + r"):[0-9.:-]*\x1e\n?", "",
+                    result.output)
+    if result.timed_out or len(finals) != 1 or finals[0] is None:
+        note = "" if result.timed_out or not finals else "\n[the checker's verdict line was forged: no reward]"
+        return TestOutcome(False, 0.0, result.exit_status, output + note)
+    status_text, left_text, value_text = (finals[0].split(":") + ["", ""])[:3]
+    status = int(status_text)
+    failed = sum(1 for r in runs if r is None or r != "0")
+    if spec.layout == HARBOR:
+        try:
+            value = float(value_text)
+        except ValueError:
+            value = 0.0
+        # A process the tests' run of the agent's program left behind can overwrite the reward file after test.sh
+        # wrote it (it is killed only once test.sh has exited). Then the file is trusted only when pytest runs,
+        # whose statuses nothing can erase, back it up: all passed.
+        if left_text == "1" and not (runs and failed == 0):
+            value = 0.0
+            output += "[the tests left processes running that could have rewritten the reward file: no reward]\n"
+        passed = status == 0 and value >= 1.0 and failed == 0
+        reward = 1.0 if passed else (value if 0.0 <= value < 1.0 and status == 0 else 0.0)
+    else:
+        passed = status == 0 and failed == 0
+        reward = 1.0 if passed else 0.0
+        output += f"[pytest runs {len(runs)}, failed {failed}]\n"
+    return TestOutcome(passed, reward, status, output)
 
 
 def solution_files(spec: NativeSpec) -> list[FileEntry]:

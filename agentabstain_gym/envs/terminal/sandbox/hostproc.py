@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import os
 import select
+import shutil
 import signal
 import subprocess
+import tarfile
 import threading
 import time
 from collections.abc import Sequence
@@ -54,10 +57,11 @@ def probe_launch(argv: list[str], label: str) -> str:
 
 def checker_launch_script(tmp_mb: int, limits_line: str, final: str, workdir: str = WORKSPACE,
                           fresh_dirs: Sequence[str] = (), hide_home_tmp: bool = True, hide_proc: bool = True,
-                          unpack: bool = False) -> str:
+                          unpack: bool = False, sealed_dirs: Sequence[str] = ()) -> str:
     """Run as root of the sandbox's user namespace in new mount/pid namespaces: hide what the agent left outside
     the workspace (or, for a Terminal-Bench check, only the ``fresh_dirs``), unpack a tar archive read from stdin
-    when ``unpack``, then drop every capability and exec ``final`` with stdin from /dev/null."""
+    when ``unpack``, make ``sealed_dirs`` (fresh dirs the archive filled) read-only, then drop every capability and
+    exec ``final`` with stdin from /dev/null."""
     lines = ["set -e"]
     if hide_home_tmp:
         lines += [f"mount -t tmpfs -o size=64m,mode=0700 agx-home {HOME}",
@@ -66,6 +70,9 @@ def checker_launch_script(tmp_mb: int, limits_line: str, final: str, workdir: st
     lines += [f"mount -t tmpfs -o size={tmp_mb}m,mode=0755 agx-fresh {_sh_quote(d)}" for d in fresh_dirs]
     if unpack:
         lines.append("tar -x -p --no-same-owner -C / -f -")
+    # what the archive brought (a task's tests) is read-only for the checker: a program of the agent's that the test
+    # script runs first must not rewrite the tests pytest reads next (without capabilities it cannot remount)
+    lines += [f"mount -o remount,ro {_sh_quote(d)}" for d in sealed_dirs]
     if hide_proc:
         lines.append("mount -t tmpfs -o size=4k,mode=0555,ro agx-noproc /proc")
     lines += [f"cd {_sh_quote(workdir)}", limits_line,
@@ -212,11 +219,14 @@ class HostProcessSandbox(Sandbox):
             raise SandboxError(f"the {self.name} sandbox cannot run a script apart from the agent")
         user_fd = fcntl.ioctl(self._mnt_fd, _NS_GET_USERNS)
         env = " ".join(f"{k}={_sh_quote(v)}" for k, v in env_vars.items())
-        final = f"env -i {env} bash --noprofile --norc -c \"$0\" {label} \"$@\""
+        # bash by its absolute path: env would search the PATH given to the script, which a Terminal-Bench task's
+        # ENV may point at directories the agent wrote (a `bash` planted there would run the checker)
+        final = f"env -i {env} {_host_bash()} --noprofile --norc -c \"$0\" {label} \"$@\""
         limits_line = (f"ulimit -c 0; ulimit -u {int(self.limits.max_processes)} "
                        f"-v {int(self.limits.memory_mb) * 1024} 2>/dev/null || true")
         script = checker_launch_script(int(self.limits.tmp_mb), limits_line, final, self.layout.workdir,
-                                       fresh_dirs, hide_home_tmp, hide_proc, unpack=files is not None)
+                                       fresh_dirs, hide_home_tmp, hide_proc, unpack=files is not None,
+                                       sealed_dirs=filled_dirs(files, fresh_dirs))
         argv = ["nsenter", "--preserve-credentials", f"--user=/proc/self/fd/{user_fd}",
                 f"--mount=/proc/self/fd/{self._mnt_fd}", "--", "unshare", "--mount", "--propagation", "private",
                 "--pid", "--fork", "--kill-child", "--net", "--ipc", "--uts", "--", "sh", "-c", script, text,
@@ -244,6 +254,20 @@ class HostProcessSandbox(Sandbox):
         if self._mnt_fd is not None:
             os.close(self._mnt_fd)
             self._mnt_fd = None
+
+
+def filled_dirs(files: bytes | None, dirs: Sequence[str]) -> list[str]:
+    """Those of ``dirs`` that the tar archive ``files`` (paths relative to ``/``) puts anything into."""
+    if not files or not dirs:
+        return []
+    with tarfile.open(fileobj=io.BytesIO(files)) as tar:
+        names = ["/" + n.removeprefix("./").lstrip("/") for n in tar.getnames()]
+    return [d for d in dirs if any(n == d or n.startswith(d.rstrip("/") + "/") for n in names)]
+
+
+def _host_bash() -> str:
+    """The host's bash (bwrap and unshare show the host's read-only ``/usr``)."""
+    return shutil.which("bash", path=LAUNCH_ENV["PATH"]) or "/bin/bash"
 
 
 def _comm(pid: int) -> str:
