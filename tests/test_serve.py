@@ -101,25 +101,31 @@ def _browser():
 
 def test_a_person_shops_in_headless_chromium(shop: tuple[str, Path, Session], tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
 
     base, out, session = shop
     task = next(t for t in session.env.unwrapped.tasks() if t.task_id == session.task_id)
     query = " ".join([task.payload["goal"]["product_type"], *task.payload["goal"]["attributes"][:1]])
     browser = _browser()
+    wait = WebDriverWait(browser, 30)  # every click loads a new page: wait for it, never read the old one
+    buy = (By.XPATH, "//button[normalize-space()='Buy Now']")
     try:
         browser.get(base + "/")
-        instruction = browser.find_element(By.ID, "instruction-text").text
+        instruction = wait.until(ec.presence_of_element_located((By.ID, "instruction-text"))).text
         assert instruction
         box = browser.find_element(By.NAME, "search_query")
         box.send_keys(query)
         box.submit()
-        links = browser.find_elements(By.CSS_SELECTOR, "a.product-link")
+        wait.until(ec.staleness_of(box))
+        links = wait.until(ec.presence_of_all_elements_located((By.CSS_SELECTOR, "a.product-link")))
         assert links, browser.page_source[:2000]
         links[0].click()
-        assert browser.find_elements(By.XPATH, "//button[normalize-space()='Buy Now']")
+        wait.until(ec.staleness_of(links[0]))
+        wait.until(ec.presence_of_element_located(buy))
         browser.save_screenshot(str(tmp_path / "item.png"))
-        browser.find_element(By.XPATH, "//button[normalize-space()='Buy Now']").click()
-        assert "The episode is over." in browser.find_element(By.ID, "outcome").text
+        browser.find_element(*buy).click()
+        assert "The episode is over." in wait.until(ec.presence_of_element_located((By.ID, "outcome"))).text
     finally:
         browser.quit()
     [record] = _records(out)

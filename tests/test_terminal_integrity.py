@@ -297,7 +297,7 @@ def test_reset_time_does_not_reveal_a_missing_prerequisite() -> None:
     times: dict[str, list[float]] = {"missing": [], "original": []}
     try:
         env.reset(options={"task_id": missing[0][1]})  # warm-up
-        for round_ in range(2):
+        for round_ in range(3):  # medians over 3 rounds: a load spike moves one sample, not the median
             for i, (mp, original) in enumerate(missing):
                 order = [("missing", mp), ("original", original)]
                 for side, task_id in order if (i + round_) % 2 == 0 else order[::-1]:
