@@ -30,7 +30,9 @@ from collections.abc import Collection
 from typing import Any
 
 _TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n(.*?)\n?[ \t]*```", re.DOTALL)
+#: The language tag is optional as a whole (not ``[ \t]*(lang*)[ \t]*``, whose two blank runs around an empty tag made
+#: a fence followed by a long run of blanks cost time quadratic in the run).
+_FENCE = re.compile(r"```[ \t]*(?:([A-Za-z0-9_-]+)[ \t]*)?\n(.*?)\n?[ \t]*```", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
 #: A reply longer than this is not searched for bare or fenced JSON (tags are always searched).
 _MAX_JSON_CHARS = 64_000
@@ -96,7 +98,7 @@ def parse_content_calls(content: str, names: Collection[str]) -> tuple[list[tupl
             return found, ""
     fenced: list[tuple[str, dict[str, Any]]] = []
     for match in _FENCE.finditer(content):
-        if match.group(1).lower() not in ("", "json", "tool_call", "tool_code"):
+        if (match.group(1) or "").lower() not in ("", "json", "tool_call", "tool_code"):
             continue
         found = _calls_of(match.group(2).strip(), names)
         if found:
@@ -110,14 +112,21 @@ def parse_content_calls(content: str, names: Collection[str]) -> tuple[list[tupl
 def content_call_id(content: str, index: int) -> str:
     """A stable id for the ``index``-th call found in ``content`` (the server gave none): 9 alphanumerics after
     ``call``, so templates that check ids (Mistral's) accept it."""
-    return "call" + hashlib.sha256(f"{index}\0{content}".encode()).hexdigest()[:9]
+    return _call_id(hashlib.sha256(content.encode("utf-8", "surrogatepass")).digest(), index)
+
+
+def _call_id(digest: bytes, index: int) -> str:
+    # the reply is hashed once (content_tool_calls asks for every call of it) and encoded with surrogatepass: a
+    # model's reply can hold a lone surrogate, which strict UTF-8 refuses
+    return "call" + hashlib.sha256(digest + index.to_bytes(8, "big")).hexdigest()[:9]
 
 
 def content_tool_calls(content: str, names: Collection[str]) -> tuple[list[dict[str, Any]], str]:
     """The calls in ``content`` as a server's parser would return them (OpenAI ``tool_calls``, arguments as JSON
     text) and the text left around them; ``([], content)`` when there are none."""
     found, rest = parse_content_calls(content, names)
-    calls = [{"id": content_call_id(content, i), "type": "function",
+    digest = hashlib.sha256(content.encode("utf-8", "surrogatepass")).digest() if found else b""
+    calls = [{"id": _call_id(digest, i), "type": "function",
               "function": {"name": name, "arguments": json.dumps(arguments)}}
              for i, (name, arguments) in enumerate(found)]
     return calls, (rest if found else content)

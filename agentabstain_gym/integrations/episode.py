@@ -163,14 +163,25 @@ class Episode:
     def action_for_call(self, name: str, arguments: Mapping[str, Any] | str | None) -> str:
         """The env action a call becomes; a call naming no tool or with unusable arguments is sent as
         ``name(arguments)``, which the env refuses, so it costs the turn as it would for the LLM agent."""
-        raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, sort_keys=True)
+        # A harness passes whatever its model produced: arguments that are no JSON (a set, bytes, non-string keys),
+        # nested past the encoder or holding an integer too long to print cost the turn like any unusable call,
+        # they do not raise out of the harness's loop.
+        try:
+            raw = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, sort_keys=True)
+        except (TypeError, ValueError, RecursionError):
+            raw, arguments = "<arguments that are not JSON>", None
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
             except (ValueError, RecursionError):
                 arguments = None
         tool = next((t for t in self.tools if t.name == name), None)
-        action = tool.to_action(dict(arguments)) if tool is not None and isinstance(arguments, Mapping) else None
+        action = None
+        if tool is not None and isinstance(arguments, Mapping):
+            try:
+                action = tool.to_action(dict(arguments))
+            except (TypeError, ValueError, RecursionError):
+                action = None
         return action if action is not None else f"{name}({raw})"
 
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> str:
