@@ -251,6 +251,9 @@ class Worker:
         if env is None:
             with self.build_lock:
                 env = gym.make(episode.env_id, **self.env_kwargs.get(episode.env_id, {}))
+                # every record carries the env's fingerprint, computed on first use (up to ~0.3 s): that is build
+                # time, not the first episode's, or the pool would judge episodes by it and fork for a tiny run
+                getattr(env.unwrapped, "fingerprint", None)
             self.envs[episode.env_id] = env
         agent = self.agents.get((episode.agent, episode.env_id))
         if agent is None:
