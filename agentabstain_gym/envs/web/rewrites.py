@@ -91,6 +91,8 @@ def false_premise(goal: Goal, ptype: ProductType, rng: np.random.Generator, form
     attrs, cap = join_phrases(goal.attributes), format_cap(goal.price_upper)
     opts = options_phrase(goal.options, rng)
     clashing = [a for a in goal.attributes if a in data["clashes"]]
+    if not clashing:  # the goal's own attributes have no known opposite: use one the type has (sorted: seeded)
+        clashing = sorted(a for a in ptype.attributes if a in data["clashes"])
     if form == "clash" and not clashing:
         form = "foreign"
     if form == "clash":

@@ -11,6 +11,7 @@ its own and miss some wordings, and it checks at most a few products.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from agentabstain_gym.envs.web.pages import SEP, extract_text
@@ -32,6 +33,13 @@ _OPPOSITES = ((r"\bsleeveless\b|\bshort sleeve\b", r"\blong sleeves?\b"), (r"\bv
 _NAV = {"back to search", "< prev", "next >", "description", "features", "reviews", "buy now", "search"}
 
 
+@lru_cache(maxsize=65_536)
+def _bounded(phrase: str, before: str = r"(?<!\w)", after: str = r"(?!\w)") -> re.Pattern[str]:
+    """``phrase`` as a whole-word pattern, compiled once (hundreds of product types overflow ``re``'s own cache, so
+    searching with pattern strings recompiled them on every request)."""
+    return re.compile(before + re.escape(phrase) + after)
+
+
 def _text(observation: str) -> str:
     if observation.lstrip().startswith("<!DOCTYPE") or observation.lstrip().startswith("<html"):
         return extract_text(observation)
@@ -51,6 +59,7 @@ class HeuristicWebSolver:
         # strings would make that depend on the process's hash seed (records differed between --workers 1 and 2)
         self._all_values = tuple(sorted({v for t in self._types for vs in t.values for v in vs},
                                         key=lambda v: (-len(v), v)))
+        self._digit_values = tuple(v for v in self._all_values if any(c.isdigit() for c in v))
         self.reset()
 
     def reset(self) -> None:
@@ -71,17 +80,18 @@ class HeuristicWebSolver:
     def read(self, instruction: str) -> None:
         text = instruction.lower()
         self.instruction = text
-        self.ptype = next((t for t in self._types if re.search(rf"\b{re.escape(t.name)}\b", text)), None)
+        self.ptype = next((t for t in self._types if t.name in text and _bounded(t.name, r"\b", r"\b").search(text)),
+                          None)
         caps = [float(m) for m in _CAP.findall(text)]
         self.cap = min(caps) if caps else None
         if self.ptype is not None:
-            self.attrs = [a for a in self.ptype.attributes if re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text)]
+            self.attrs = [a for a in self.ptype.attributes if a in text and _bounded(a).search(text)]
             values = sorted((v for vs in self.ptype.values for v in vs), key=len, reverse=True)
             rest = text
             for a in self.attrs:  # "clear back" is an attribute, not the colour "clear"
                 rest = rest.replace(a, " ")
             for v in values:
-                if re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", rest):
+                if v in rest and _bounded(v, r"(?<![\w.])", r"(?![\w.])").search(rest):
                     self.options.append(v)
                     rest = rest.replace(v, " ")
 
@@ -96,8 +106,8 @@ class HeuristicWebSolver:
         if floors and self.cap is not None and max(floors) >= self.cap:
             return f"no price is above {max(floors):.2f} and below {self.cap:.2f} dollars"
         own = {v for vs in self.ptype.values for v in vs}
-        foreign = [v for v in self._all_values if v not in own and any(c.isdigit() for c in v)
-                   and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", text)]
+        foreign = [v for v in self._digit_values if v not in own and v in text
+                   and _bounded(v, r"(?<![\w.])", r"(?![\w.])").search(text)]
         if foreign and not any(v in o for v in foreign for o in self.options):
             return f"a {self.ptype.name} does not come as {foreign[0]}"
         for m in re.finditer(r"\b(\w+) free\b", text):
