@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import json
 import re
 from pathlib import Path
@@ -10,11 +11,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agentabstain_gym.envs.web import vocab
 from agentabstain_gym.envs.web.catalogue import Catalogue, GeneratedCatalogue
 from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, build_dataset
 from agentabstain_gym.envs.web.loader import load_webshop
 from agentabstain_gym.envs.web.matching import Goal
-from agentabstain_gym.envs.web.vocab import product_types, vocabulary_problems
+from agentabstain_gym.envs.web.vocab import (
+    CATEGORIES,
+    ProductType,
+    catalogue_data,
+    catalogue_problems,
+    load_category,
+    product_types,
+    vocabulary_problems,
+)
 
 REWRITES = ("subjective", "underspecified_intent", "false_premise")
 GIVEAWAY = ("ambiguous", "impossible", "abstain", "contradict", "unclear", "vague", "subjective", "premise",
@@ -29,6 +39,79 @@ def data():
 def test_vocabulary_keeps_attributes_out_of_generic_text() -> None:
     assert vocabulary_problems() == []
     assert {t.category for t in product_types()} == {"beauty", "grocery", "fashion", "home", "electronics"}
+
+
+def test_the_store_is_broad_and_read_from_one_file_per_category() -> None:
+    """At least 400 types (80 a category), numbered in category order, then file order, names unique."""
+    types = product_types()
+    assert len(types) >= 400 and len({t.name for t in types}) == len(types)
+    assert [t.type_id for t in types] == list(range(len(types)))
+    expected = [(c, t["name"]) for c in CATEGORIES for t in load_category(c)["types"]]
+    assert [(t.category, t.name) for t in types] == expected
+    per_category = collections.Counter(t.category for t in types)
+    assert min(per_category.values()) >= 80, per_category
+    assert not (Path(vocab.__file__).parents[2] / "data" / "web" / "catalogue.json").exists()
+
+
+def _bad(data: dict, category: str, k: int, **change: object) -> dict:
+    data = copy.deepcopy(data)
+    data[category]["types"][k].update(change)
+    return data
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: _bad(d, "beauty", 0, name="Face Cream"), "name must be a lower-case phrase"),
+    (lambda d: _bad(d, "home", 1, name=d["beauty"]["types"][0]["name"]), "name also in beauty"),
+    (lambda d: _bad(d, "grocery", 0, nouns=["A", "A", "B"]), "exactly 3 distinct title nouns"),
+    (lambda d: _bad(d, "fashion", 0, price=[30, 10]), "price [lo, hi]"),
+    (lambda d: _bad(d, "electronics", 0, attributes=["oil free", "oil free formula", *"abcdefg"]),
+     "also matches 'oil free formula'"),
+    (lambda d: _bad(d, "electronics", 1, options={"a": ["x", "y"], "b": ["y", "z"]}), "option 'y' in 'a' and 'b'"),
+    (lambda d: _bad(d, "home", 0, options={"a": ["x"]}), "needs 2-12 distinct values"),
+    (lambda d: _bad(d, "home", 2, options={"a": ["x", "y"], "b": ["u", "v"], "c": ["p", "q"]}), "1 or 2 option groups"),
+    (lambda d: _bad(d, "beauty", 1, attributes=[*d["beauty"]["types"][1]["attributes"][:8], "satisfaction promise"]),
+     "occurs in generic text"),
+    (lambda d: _bad(d, "beauty", 2, extra=1), "keys"),
+])
+def test_catalogue_problems_enforce_the_authoring_rules(change, message: str) -> None:
+    """The checks authors run are the package's: each broken rule is reported, naming the type."""
+    problems = catalogue_problems(change(catalogue_data()))
+    assert any(message in p for p in problems), problems
+
+
+def _wide_types(n: int) -> tuple[ProductType, ...]:
+    """More types, attributes, groups and values than the shipped data has, to hold the masks to their limits."""
+    rng = np.random.default_rng(1)
+    types = []
+    for i in range(n):
+        n_attr = int(rng.integers(20, vocab.MAX_ATTRIBUTES + 1))
+        groups = {f"group{g}": [f"v{i}x{g}x{j}" for j in range(int(rng.integers(2, 40)))]
+                  for g in range(int(rng.integers(1, 5)))}
+        spec = {"name": f"kind {i}", "path": ["Things", f"Kind {i}"], "nouns": [f"Kind {i} Thing"],
+                "price": [5, 200], "attributes": [f"trait{i}q{a}" for a in range(n_attr)], "options": groups}
+        types.append(vocab.make_type(i, CATEGORIES[i % 5], CATEGORIES[i % 5].title(), spec))
+    return tuple(types)
+
+
+def test_generated_catalogue_has_no_limit_at_hundreds_of_wide_types() -> None:
+    """Type ids past 255, 64 attributes, 4 option groups of up to 39 values: every product's page shows what its
+    masks say, and the fast Missing Target filter agrees with scoring pages one by one."""
+    types = _wide_types(600)
+    catalogue = GeneratedCatalogue(2, 6000, types=types)
+    assert int(catalogue.type_id.max()) > 255
+    rng = np.random.default_rng(3)
+    for i in rng.integers(6000, size=300):
+        product, ptype = catalogue.product(int(i)), catalogue.ptype(int(i))
+        mask = int(catalogue.attr_mask[i])
+        assert {a for k, a in enumerate(ptype.attributes) if mask >> k & 1} == set(product.attributes)
+        assert 3 <= len(product.attributes) <= 5 and set(product.options) == set(ptype.groups)
+        for g, group in enumerate(ptype.groups):
+            assert product.options[group] and set(product.options[group]) <= set(ptype.values[g])
+    for ptype in types[250:330]:
+        offered = ptype.values
+        goal = Goal(ptype.name, ptype.category, (ptype.attributes[-1],),
+                    tuple((g, vals[-1]) for g, vals in zip(ptype.groups, offered, strict=True)), 150.0)
+        assert catalogue.satisfying(goal).tolist() == Catalogue.satisfying(catalogue, goal).tolist()
 
 
 def test_default_set_mirrors_the_paper(data) -> None:

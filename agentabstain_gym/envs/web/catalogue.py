@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from agentabstain_gym.envs.web.matching import Goal, best_choice, normalise, score_purchase
-from agentabstain_gym.envs.web.vocab import ProductType, load_data, product_types, title_case, type_by_name
+from agentabstain_gym.envs.web.vocab import ProductType, load_data, product_types, title_case
 
 _ASIN_SPACE = 36 ** 8
 _ASIN_MULT = 2_654_435_761  # coprime with 36**8, so i -> asin is a bijection
@@ -187,11 +187,15 @@ class GeneratedCatalogue(Catalogue):
 
     name = "generated"
 
-    def __init__(self, seed: int = 0, n_products: int = 1000) -> None:
+    def __init__(self, seed: int = 0, n_products: int = 1000, types: Sequence[ProductType] | None = None) -> None:
+        """``types``: the vocabulary to draw from (default: the shipped product types; ids must be 0..n-1)."""
         if not isinstance(n_products, int) or n_products < 1:
             raise ValueError(f"n_products must be a positive integer, got {n_products!r}")
         self.seed, self.n_products = seed, n_products
-        self.types: tuple[ProductType, ...] = product_types()
+        self.types: tuple[ProductType, ...] = tuple(types) if types is not None else product_types()
+        if [t.type_id for t in self.types] != list(range(len(self.types))) or not self.types:
+            raise ValueError("product types must be numbered 0..n-1 in order")
+        self._by_name = {t.name: t for t in self.types}
         text = load_data("text")
         self._brands = {c: [p + s for p in b["prefix"] for s in b["suffix"]] for c, b in text["brands"].items()}
         self._text = text
@@ -311,7 +315,7 @@ class GeneratedCatalogue(Catalogue):
         return self._by_type[type_id]
 
     def candidates(self, goal: Goal) -> np.ndarray:
-        ptype = type_by_name().get(goal.product_type)
+        ptype = self._by_name.get(goal.product_type)
         if ptype is None:
             return np.zeros(0, dtype=np.int64)
         return self.type_positions(ptype.type_id)
@@ -319,7 +323,7 @@ class GeneratedCatalogue(Catalogue):
     def satisfying(self, goal: Goal) -> np.ndarray:
         """Bit tests on the masks (exact: pages mention an attribute only when the product has it); goals with
         phrases outside the vocabulary fall back to checking pages one by one."""
-        ptype = type_by_name().get(goal.product_type)
+        ptype = self._by_name.get(goal.product_type)
         if ptype is None:
             return np.zeros(0, dtype=np.int64)
         if any(a not in ptype.attributes for a in goal.attributes):
