@@ -22,8 +22,9 @@ CUSTOM_KEYS = ("instruction", "should_abstain", "category", "w", "goal")
 FILE_KEYS = (*CUSTOM_KEYS, "task_id", "split", "pair_id")
 
 
-def custom_task(data: Mapping[str, Any], where: str = "reset options") -> Task:
-    """A task from a user's dict; raises ``ValueError`` naming ``where`` and the field at fault."""
+def custom_task(data: Mapping[str, Any], where: str = "reset options", occurrence: int = 0) -> Task:
+    """A task from a user's dict; raises ``ValueError`` naming ``where`` and the field at fault. ``occurrence``
+    counts earlier rows of a file with the same default id, so that rows alike still get distinct ids."""
     instruction = data.get("instruction")
     if not isinstance(instruction, str) or not instruction.strip():
         raise ValueError(f"{where}: field 'instruction' must be a non-empty string")
@@ -55,6 +56,8 @@ def custom_task(data: Mapping[str, Any], where: str = "reset options") -> Task:
     task_id = data.get("task_id")
     if task_id is None:
         key = json.dumps([instruction, should_abstain, category, w, payload.get("goal")], sort_keys=True)
+        if occurrence:
+            key += f"#{occurrence}"
         task_id = f"ws-custom-{digest('custom', key)}"
     if not isinstance(task_id, str) or not task_id:
         raise ValueError(f"{where}: field 'task_id' must be a non-empty string")
@@ -69,6 +72,7 @@ def load_tasks_file(path: str | Path) -> list[Task]:
     if not path.is_file():
         raise FileNotFoundError(f"tasks file {path} does not exist")
     tasks: list[Task] = []
+    seen: dict[str, int] = {}  # default id -> rows that had it so far
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -82,7 +86,12 @@ def load_tasks_file(path: str | Path) -> list[Task]:
         unknown = sorted(set(data) - set(FILE_KEYS) - {"evidence"})
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {unknown}; known fields are {list(FILE_KEYS)}")
-        tasks.append(custom_task(data, where))
+        task = custom_task(data, where)
+        if data.get("task_id") is None:  # rows alike get ids alike: number the repeats
+            repeat = seen.get(task.task_id, 0)
+            seen[task.task_id] = repeat + 1
+            task = custom_task(data, where, occurrence=repeat) if repeat else task
+        tasks.append(task)
     if not tasks:
         raise ValueError(f"{path}: no tasks")
     ids = [t.task_id for t in tasks]
