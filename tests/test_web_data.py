@@ -322,3 +322,19 @@ def test_loader_errors_on_attribute_and_goal_files(tmp_path: Path) -> None:
     goals.write_text("[not json")
     with pytest.raises(ValueError, match=r"human.json: not valid JSON"):
         load_webshop(products, attributes, goals)
+
+
+def test_paper_mode_hides_only_the_target(data) -> None:
+    """``missing_target="paper"``: the same tasks, but a Missing Target view hides only the product the goal was
+    drawn from (as the paper's release did); ``strict`` hides that one and every other that could earn 1.0."""
+    paper = build_dataset(missing_target="paper")
+    assert [t.task_id for t in paper.tasks] == [t.task_id for t in data.tasks]
+    assert paper.fingerprint() != data.fingerprint() and paper.catalogue is data.catalogue
+    wider = 0
+    for task in (t for t in paper.tasks if t.category == MISSING_TARGET):
+        source = paper.catalogue.index_of(task.payload["source_asin"])
+        assert paper.hidden(task) == {source} and source in data.hidden(task)
+        wider += len(data.hidden(task)) > 1
+    assert wider > 0  # some goals have more than one match, which only strict hides
+    with pytest.raises(ValueError, match="missing_target must be one of"):
+        build_dataset(missing_target="loose")
