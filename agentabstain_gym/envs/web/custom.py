@@ -225,7 +225,7 @@ def load_tasks_file(path: str | Path) -> list[Task]:
     """Tasks from a file of rows in any of the three formats (blank lines skipped)."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"tasks file {path} does not exist")
+        raise FileNotFoundError(f"tasks file {path} {'is a folder' if path.is_dir() else 'does not exist'}")
     tasks: list[Task] = []
     seen: dict[str, int] = {}  # default id -> rows that had it so far
     for where, data in read_rows(path):

@@ -168,17 +168,16 @@ def _price(rng: np.random.Generator, lo: float, hi: float) -> float:
     return round(max(0.99, dollars + cents), 2)
 
 
-def _specs(goal: Goal, stock: ProductType, rng: np.random.Generator, with_target: bool) -> list[dict]:
-    """Attribute lists, options and prices of the target (first, when made) and its near misses."""
+def _full_match(goal: Goal, stock: ProductType, rng: np.random.Generator) -> dict:
+    """One product that meets the goal, with its own other attributes, other option values and price."""
     wanted = list(goal.attributes)
     spare = [a for a in stock.attributes if a not in wanted]
     extra = [spare[int(j)] for j in rng.permutation(len(spare))[: int(rng.integers(1, 3))]] if spare else []
+    chosen = dict(goal.options)
     options: dict[str, list[str]] = {}
-    chosen = {g: v for g, v in goal.options}
     for group, values in zip(stock.groups, stock.values, strict=True):
         rest = [v for v in values if normalise(v) != normalise(chosen.get(group, "\0"))]
-        keep = [rest[int(j)] for j in rng.permutation(len(rest))[: int(rng.integers(1 if group not in chosen else 0,
-                                                                               4))]]
+        keep = [rest[int(j)] for j in rng.permutation(len(rest))[: int(rng.integers(0 if group in chosen else 1, 4))]]
         offered = ([chosen[group]] if group in chosen else []) + keep
         options[group] = [v for v in values if v in offered]
     cap = goal.price_upper
@@ -186,18 +185,26 @@ def _specs(goal: Goal, stock: ProductType, rng: np.random.Generator, with_target
     price = _price(rng, min(lo, cap * 0.6), min(hi, cap * 0.97)) if cap < NO_CAP else _price(rng, lo, hi)
     if cap < NO_CAP and price > cap:
         price = round(max(0.01, np.floor(cap) - 0.01), 2)
-    target = {"attributes": wanted + extra, "options": options, "price": price}
-    out = [target] if with_target else []
-    for a in [wanted[int(j)] for j in rng.permutation(len(wanted))[:2]]:
-        swap = [s for s in spare if s not in extra][:1]
-        out.append({**target, "attributes": [x for x in target["attributes"] if x != a] + swap})
+    return {"attributes": wanted + extra, "options": options, "price": price, "spare": spare}
+
+
+def _specs(goal: Goal, stock: ProductType, rng: np.random.Generator, with_target: bool) -> list[dict]:
+    """Attribute lists, options and prices of the target (first, when made) and its near misses: each near miss is
+    a product of its own that fails one requirement (a wanted attribute, a wanted option value, the price)."""
+    out = [_full_match(goal, stock, rng)] if with_target else []
+    for a in [goal.attributes[int(j)] for j in rng.permutation(len(goal.attributes))[:2]]:
+        spec = _full_match(goal, stock, rng)
+        swap = [x for x in spec["spare"] if x not in spec["attributes"]][:1]
+        out.append({**spec, "attributes": [x for x in spec["attributes"] if x != a] + swap})
     for group, value in goal.options[:1]:
-        rest = [v for v in options[group] if v != value] or [v for v in stock.values[stock.groups.index(group)]
-                                                             if v != value][:1]
-        if rest:
-            out.append({**target, "options": {**options, group: rest}})
-    if cap < NO_CAP:
-        out.append({**target, "price": round(cap * float(rng.uniform(1.08, 1.5)), 2)})
+        spec = _full_match(goal, stock, rng)
+        others = [v for v in stock.values[stock.groups.index(group)] if v != value]
+        if others:
+            picked = [others[int(j)] for j in rng.permutation(len(others))[: int(rng.integers(1, 3))]]
+            out.append({**spec, "options": {**spec["options"], group: picked}})
+    if goal.price_upper < NO_CAP:
+        out.append({**_full_match(goal, stock, rng), "price": round(goal.price_upper * float(rng.uniform(1.08, 1.5)),
+                                                                    2)})
     return out[: int(with_target) + NEAR_MISSES]
 
 
