@@ -13,7 +13,8 @@ import pytest
 
 from agentabstain_gym.envs.web import vocab
 from agentabstain_gym.envs.web.catalogue import Catalogue, GeneratedCatalogue
-from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, build_dataset
+from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, WebDataset, build_dataset, make_tasks
+from agentabstain_gym.envs.web.goals import make_goals
 from agentabstain_gym.envs.web.loader import load_webshop
 from agentabstain_gym.envs.web.matching import Goal
 from agentabstain_gym.envs.web.vocab import (
@@ -112,6 +113,14 @@ def test_generated_catalogue_has_no_limit_at_hundreds_of_wide_types() -> None:
         goal = Goal(ptype.name, ptype.category, (ptype.attributes[-1],),
                     tuple((g, vals[-1]) for g, vals in zip(ptype.groups, offered, strict=True)), 150.0)
         assert catalogue.satisfying(goal).tolist() == Catalogue.satisfying(catalogue, goal).tolist()
+    goals = make_goals(catalogue, 4, 300)  # and a task set over them, as the default set is drawn
+    data = WebDataset(catalogue, make_tasks(catalogue, goals, 4))
+    assert len(data.tasks) == 600 and len({g.goal.product_type for g in goals}) > 200
+    for task in (t for t in data.tasks if t.category == MISSING_TARGET):
+        source = catalogue.index_of(task.payload["source_asin"])
+        assert source in data.hidden(task)
+        assert all(catalogue.product(i).best_reward(data.goal(task))[0] < 1.0
+                   for i in catalogue.candidates(data.goal(task)) if i not in data.hidden(task))
 
 
 def test_default_set_mirrors_the_paper(data) -> None:

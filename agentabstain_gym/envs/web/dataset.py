@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from agentabstain_gym.core.task import Task
-from agentabstain_gym.envs.web.catalogue import Catalogue, generated_catalogue
+from agentabstain_gym.envs.web.catalogue import Catalogue, GeneratedCatalogue, generated_catalogue
 from agentabstain_gym.envs.web.goals import GoalSpec, goal_from_dict, goal_to_dict, make_goals
 from agentabstain_gym.envs.web.matching import Goal
 from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, rewrite
@@ -169,7 +169,12 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
     splits = _assign_splits(n, rng)
     sides: list[dict[str, Any]] = []
     for i, spec in enumerate(goals):
-        ptype = ptype_of(spec) if ptype_of is not None else type_by_name()[spec.goal.product_type]
+        if ptype_of is not None:
+            ptype = ptype_of(spec)
+        elif isinstance(catalogue, GeneratedCatalogue):  # its own vocabulary, shipped or not
+            ptype = catalogue.ptype(spec.source)
+        else:
+            ptype = type_by_name()[spec.goal.product_type]
         pair_id = f"wp-{digest('webpair', seed, i)}"
         base = {"goal": goal_to_dict(spec.goal), "source_asin": catalogue.product(spec.source).asin}
         common = {"split": splits[i], "pair_id": pair_id}
