@@ -140,6 +140,18 @@ def test_default_set_mirrors_the_paper(data) -> None:
         assert len({t.payload["source_asin"] for t in sides}) == 1
 
 
+def test_default_store_stocks_every_type_and_every_missing_target_view_keeps_the_type(data) -> None:
+    """With hundreds of types a small store leaves some empty, and a Missing Target view that shows no product of the
+    goal's type at all is an easy tell; the default size stocks every type, and every view keeps some of its type."""
+    catalogue = data.catalogue
+    counts = np.bincount(catalogue.type_id.astype(np.int64), minlength=len(catalogue.types))
+    assert counts.min() >= 1 and float(np.median(counts)) >= 10, (counts.min(), np.median(counts))
+    by_name = {t.name: t for t in catalogue.types}
+    for task in (t for t in data.tasks if t.category == MISSING_TARGET):
+        positions = catalogue.type_positions(by_name[data.goal(task).product_type].type_id)
+        assert set(positions.tolist()) - data.hidden(task), task.task_id
+
+
 def test_splits_are_disjoint_by_source_goal(data) -> None:
     by_split = collections.defaultdict(set)
     for t in data.tasks:

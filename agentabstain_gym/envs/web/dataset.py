@@ -19,7 +19,12 @@ from typing import Any
 import numpy as np
 
 from agentabstain_gym.core.task import Task
-from agentabstain_gym.envs.web.catalogue import Catalogue, GeneratedCatalogue, generated_catalogue
+from agentabstain_gym.envs.web.catalogue import (
+    DEFAULT_PRODUCTS,
+    Catalogue,
+    GeneratedCatalogue,
+    generated_catalogue,
+)
 from agentabstain_gym.envs.web.goals import GoalSpec, goal_from_dict, goal_to_dict, make_goals
 from agentabstain_gym.envs.web.matching import Goal
 from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, rewrite
@@ -199,7 +204,7 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
     return tasks
 
 
-def build_dataset(seed: int = 0, n_products: int = 1000, n_goals: int = 500,
+def build_dataset(seed: int = 0, n_products: int = DEFAULT_PRODUCTS, n_goals: int = 500,
                   missing_target: str = "strict") -> WebDataset:
     """Catalogue and ``2 * n_goals`` tasks for ``seed`` (cached: the same object for the same arguments, however
     they are passed)."""

@@ -10,7 +10,7 @@ from agentabstain_gym.core.base_env import AbstainEnv, StepResult
 from agentabstain_gym.core.search_index import SearchIndex
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.web import pages
-from agentabstain_gym.envs.web.catalogue import Product
+from agentabstain_gym.envs.web.catalogue import DEFAULT_PRODUCTS, Product
 from agentabstain_gym.envs.web.custom import CUSTOM_KEYS, custom_task, load_tasks_file
 from agentabstain_gym.envs.web.dataset import MISSING_TARGET, Derived, WebDataset, build_dataset, check_mode
 from agentabstain_gym.envs.web.grounding import ground
@@ -61,7 +61,8 @@ class AbstainWebShopEnv(AbstainEnv):
     has ``info["abstention"]``, the episode record (outcome, ``w``, ``tau``, evidence turn, purchase...).
 
     ## Arguments
-    ``data_seed`` (catalogue and tasks; default 0), ``n_products`` (1,000; up to 1,000,000), ``n_goals`` (500),
+    ``data_seed`` (catalogue and tasks; default 0), ``n_products`` (5,000, so every product type has some; up to
+    1,000,000), ``n_goals`` (500),
     ``observation_mode``, ``max_turns``, ``split``, ``tasks_file`` (your own tasks, the paper's instruction-set
     rows or WebShop's goals, run against the store; each request's goal is grounded in it: a product meeting it,
     near misses beside it), ``products_file`` / ``attributes_file`` / ``goals_file`` (WebShop's
@@ -78,7 +79,7 @@ class AbstainWebShopEnv(AbstainEnv):
     default_max_turns = 10
     extra_reset_options = tuple(k for k in CUSTOM_KEYS if k != "category")
 
-    def __init__(self, *, data_seed: int = 0, n_products: int = 1000, n_goals: int = 500,
+    def __init__(self, *, data_seed: int = 0, n_products: int = DEFAULT_PRODUCTS, n_goals: int = 500,
                  observation_mode: str = "text", split: str | None = None, max_turns: int | None = None,
                  tasks_file: str | None = None, products_file: str | None = None,
                  attributes_file: str | None = None, goals_file: str | None = None,
