@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -27,7 +27,7 @@ from agentabstain_gym.envs.web.catalogue import (
 )
 from agentabstain_gym.envs.web.goals import GoalSpec, goal_from_dict, goal_to_dict, make_goals
 from agentabstain_gym.envs.web.matching import Goal
-from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, rewrite
+from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, authored, authored_rewrites, rewrite, slot_key
 from agentabstain_gym.envs.web.vocab import ProductType, type_by_name
 
 SOLVABLE = "solvable"
@@ -163,9 +163,12 @@ def _assign_splits(n_pairs: int, rng: np.random.Generator) -> list[str]:
 
 
 def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
-               ptype_of: Callable[[GoalSpec], ProductType] | None = None) -> list[Task]:
+               ptype_of: Callable[[GoalSpec], ProductType] | None = None,
+               written: Mapping[str, Mapping[str, str]] | None = None) -> list[Task]:
     """Each goal as a solvable task plus its twin; the tasks come in a seeded shuffled order with opaque ids.
-    ``ptype_of`` gives the product type a rewrite talks about (default: the generated type of that name)."""
+    ``ptype_of`` gives the product type a rewrite talks about (default: the generated type of that name);
+    ``written``: authored rewrite texts by :func:`slot_key` (a slot without one is generated). Each slot's
+    generator has its own seeded stream, so authored texts change no other task."""
     rng = np.random.default_rng([seed, 0x7A5C])
     n = len(goals)
     per_kind = int(round(n * REWRITE_SHARE)) // len(REWRITE_KINDS)
@@ -187,8 +190,12 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
                       "w": None, "evidence": "", "payload": {**base, "variant": "original"}})
         kind = kind_of.get(i)
         if kind is not None:
-            turn = sum(1 for j in range(i) if kind_of.get(j) == kind)
-            rw = rewrite(kind, spec.goal, ptype, rng, turn)
+            entry = (written or {}).get(slot_key(spec.goal, kind))
+            if entry is not None:
+                rw = authored(entry, kind)
+            else:
+                turn = sum(1 for j in range(i) if kind_of.get(j) == kind)
+                rw = rewrite(kind, spec.goal, ptype, np.random.default_rng([seed, 0x2E17, i]), turn)
             sides.append({**common, "instruction": rw.instruction, "should_abstain": True, "category": kind,
                           "w": 1, "evidence": rw.evidence,
                           "payload": {**base, "variant": "rewrite", "form": rw.form}})
@@ -223,4 +230,5 @@ def _build_dataset(seed: int, n_products: int, n_goals: int, missing_target: str
         return WebDataset(strict.catalogue, strict.tasks, seed=seed, missing_target=missing_target)
     catalogue = generated_catalogue(seed, n_products)
     goals = make_goals(catalogue, seed, n_goals)
-    return WebDataset(catalogue, make_tasks(catalogue, goals, seed), seed=seed)
+    written = authored_rewrites(seed, n_products, n_goals)
+    return WebDataset(catalogue, make_tasks(catalogue, goals, seed, written=written), seed=seed)

@@ -83,7 +83,9 @@ def make_goals(catalogue: GeneratedCatalogue, seed: int, n_goals: int) -> list[G
         if key in seen:
             continue
         seen.add(key)
-        goals.append(GoalSpec(goal=goal, source=index, instruction=goal_instruction(goal, ptype, rng)))
+        # the wording has a stream of its own, so new sentence shapes change no goal (rewrite slots are keyed by goal)
+        wording = np.random.default_rng([seed, 0x1A57, len(goals)])
+        goals.append(GoalSpec(goal=goal, source=index, instruction=goal_instruction(goal, ptype, wording)))
     if len(goals) < n_goals:
         raise ValueError(f"a catalogue of {len(catalogue)} products yields only {len(goals)} distinct goals; "
                          f"ask for fewer goals or more products")

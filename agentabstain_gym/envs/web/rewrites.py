@@ -5,17 +5,30 @@ say what to buy (``underspecified_intent``), and a request that cannot be true o
 (``false_premise``: a price window that is empty, an option no product of the type has, two properties that
 exclude each other). Each kind has several sentence shapes that keep the clauses of the solvable instructions, so
 length and punctuation do not give the kind away; none names the problem.
+
+The shipped default set does not use these templates: its 249 rewrites were written by people, one per slot, and
+live in ``data/web/rewrites_authored.json`` keyed by :func:`slot_key` (the goal and the kind). The generator fills
+any slot that file has no text for, and every slot of another seed or size.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from agentabstain_gym.envs.web.goals import format_cap, join_phrases, option_phrase, options_phrase
+from agentabstain_gym.envs.web.goals import (
+    format_cap,
+    goal_to_dict,
+    join_phrases,
+    option_phrase,
+    options_phrase,
+)
 from agentabstain_gym.envs.web.matching import Goal, normalise
 from agentabstain_gym.envs.web.vocab import ProductType, load_data, product_types
 
@@ -122,3 +135,35 @@ def rewrite(kind: str, goal: Goal, ptype: ProductType, rng: np.random.Generator,
     if kind == "false_premise":
         return false_premise(goal, ptype, rng, ("clash", "foreign", "price")[turn % 3])
     raise ValueError(f"unknown rewrite kind {kind!r}; valid kinds are {list(REWRITE_KINDS)}")
+
+
+#: What reveals the problem of an authored rewrite (the record's ``evidence``; the generator's say it per form).
+AUTHORED_EVIDENCE = {
+    "subjective": "the choice rests on taste or feelings no product page can confirm",
+    "underspecified_intent": "the request leaves out what it needs, or leans on context the store cannot know",
+    "false_premise": "the request asks for something that cannot exist or contradicts itself",
+}
+
+
+def slot_key(goal: Goal, kind: str) -> str:
+    """A rewrite slot's stable key: its goal's content and its kind (never its position or task id, which move
+    whenever the task set is re-drawn)."""
+    text = json.dumps([goal_to_dict(goal), kind], sort_keys=True)
+    return "rw-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def authored_rewrites(seed: int, n_products: int, n_goals: int) -> Mapping[str, Mapping[str, str]]:
+    """The written rewrites for the default task set, ``key -> {"category", "instruction"}``; empty for any other
+    seed or size (the file says which set it was written for)."""
+    data = load_data("rewrites_authored")
+    made_for = data.get("dataset", {})
+    if [made_for.get("seed"), made_for.get("n_products"), made_for.get("n_goals")] != [seed, n_products, n_goals]:
+        return {}
+    return data.get("rewrites", {})
+
+
+def authored(entry: Mapping[str, str], kind: str) -> Rewrite:
+    """An authored slot's text as a rewrite (its category must be ``kind``: a key names both)."""
+    if entry.get("category") != kind:
+        raise ValueError(f"rewrites_authored.json: a {kind} slot holds a {entry.get('category')!r} text")
+    return Rewrite(str(entry["instruction"]), AUTHORED_EVIDENCE[kind], "authored")
