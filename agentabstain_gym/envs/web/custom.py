@@ -21,7 +21,6 @@ the file, the line (or record) and the field, because these files are written by
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 from agentabstain_gym.core.task import SPLITS, Task
 from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, digest
 from agentabstain_gym.envs.web.goals import goal_from_dict, goal_to_dict
+from agentabstain_gym.envs.web.reading import read_money
 from agentabstain_gym.envs.web.taxonomy import store_category
 
 CUSTOM_KEYS = ("instruction", "should_abstain", "category", "w", "goal")
@@ -44,14 +44,12 @@ PAPER_CATEGORIES = {"subjective": "subjective", "underspecified_intent": "unders
                     "false_premises": "false_premise", "false_premise": "false_premise"}
 #: "no cap" as WebShop writes it.
 NO_CAP = 1_000_000.0
-_CAP = re.compile(r"(?:lower|less|cheaper)\s+than\s+\$?\s*([0-9][0-9,]*(?:\.[0-9]+)?)|(?:under|below)\s+\$?\s*"
-                  r"([0-9][0-9,]*(?:\.[0-9]+)?)\s*(?:dollars|usd|bucks)?")
 
 
 def price_cap_in(instruction: str) -> float | None:
-    """The lowest price cap a request states ("price lower than 40.00 dollars", "under $25"), or None."""
-    caps = [float((a or b).replace(",", "")) for a, b in _CAP.findall(instruction.lower())]
-    return min(caps) if caps else None
+    """The price cap a request states, in any of the ways people state one ("price lower than 40.00 dollars",
+    "under $25", "$30 tops", "budget 40 dollars", "between $20 and $35"), or None."""
+    return read_money(" ".join(instruction.lower().split()))[0]
 
 
 def dialect(data: Mapping[str, Any]) -> str:

@@ -28,9 +28,10 @@ from agentabstain_gym.envs.web.vocab import (
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _PRICE_CLAUSE = re.compile(r"(?:,?\s*and)?\s*(?:with a |at a )?(?:price|priced|cost\w*)?\s*\b(?:lower|less|under|below|"
-                           r"cheaper)\s+(?:than\s+)?\$?\s*\d.*$")
-_LEAD_IN = re.compile(r"^(?:i(?:'m| am)? (?:looking|searching|shopping) for|i(?: would|'d) like(?: to (?:buy|get|"
-                      r"order))?|i (?:need|want)(?: to (?:buy|get|find|order))?|(?:please )?(?:find|get|show|buy)"
+                           r"cheaper)\s+(?:than\s+)?\$?\s*\d[^:;?!]*$")
+_LEAD_IN = re.compile(r"^(?:(?:hi|hey|hello|ok|so|please)\b[,!.]?\s+)*(?:i(?:'m| am)? (?:looking|searching|shopping) for|"
+                      r"i(?: would|'d) like(?: to (?:buy|get|order))?|(?:(?:i|we|my \w+|our \w+) (?:really )?)?"
+                      r"(?:need|needs|want|wants)(?: to (?:buy|get|find|order))?|(?:please )?(?:find|get|show|buy)"
                       r"(?: me)?|can you (?:find|get)(?: me)?|looking for|searching for|shopping for|"
                       r"i'm after|do you have)\s+")
 _ARTICLE = re.compile(r"^(?:a|an|the|some|one|two|three|four|five|six|[0-9.]+(?:\s*(?:fl oz|oz|ounces?|lbs?|pounds?|ml|"
