@@ -42,7 +42,7 @@ def option_phrase(group: str, value: str, rng: np.random.Generator) -> str:
 
 
 def options_phrase(options: tuple[tuple[str, str], ...], rng: np.random.Generator) -> str:
-    joiner = (" and ", ", ", " and ")[int(rng.integers(3))]
+    joiner = (" and ", ", ", ", ")[int(rng.integers(3))]
     return joiner.join(option_phrase(g, v, rng) for g, v in options)
 
 
@@ -115,7 +115,8 @@ def render_request(goal: Goal, ptype: ProductType, rng: np.random.Generator,
     prices = data["prices"]
     price = prices[int(rng.integers(len(prices)))].format(cap=cap, n=n)
     pre_type = f"{', '.join(goal.attributes)} {ptype.name}"
-    slots = {**ptype.grammar(), "attrs": join_phrases(goal.attributes), "opts": options_phrase(goal.options, rng),
+    attrs = join_phrases(goal.attributes)
+    slots = {**ptype.grammar(), "attrs": attrs, "opts": options_phrase(goal.options, rng),
              "cap": cap, "n": n, "price": price, "use": uses[int(rng.integers(len(uses)))], "pre_type": pre_type,
              "one": "ones" if ptype.plural else "one",
              "pre_type_a": pre_type if ptype.plural else _article(pre_type)}
