@@ -61,7 +61,7 @@ def price_cap(price: float, rng: np.random.Generator) -> float:
 _NOT_BEFORE_NOUN = frozenset({"for", "with", "no", "made", "works", "from", "one", "two", "three", "over", "on",
                               "in", "to", "under", "side", "back", "approved", "measure", "lab"})
 #: A product for someone in particular: a request for it does not name another person as its user.
-_FOR_SOMEONE = re.compile(r"\b(?:men's|women's|girls'|boys'|kids'?|baby|infant|toddler)\b")
+_FOR_SOMEONE = re.compile(r"\b(?:men's|women's|girls'|boys'|kids'?|baby|infant|toddler)(?!\w)")
 #: ``[a|b|c]`` in a template: one of the alternatives.
 _ALTERNATIVES = re.compile(r"\[([^\[\]]*)\]")
 

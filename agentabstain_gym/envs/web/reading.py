@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from agentabstain_gym.envs.web.taxonomy import product_phrase, resolve_type
+from agentabstain_gym.envs.web.quantities import (
+    count_conflict,
+    measure_conflict,
+    measures,
+    unit_price_conflict,
+)
+from agentabstain_gym.envs.web.taxonomy import product_phrase, resolve_type, singular
 from agentabstain_gym.envs.web.vocab import ProductType, load_data
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
@@ -65,11 +71,11 @@ def _cues() -> dict[str, Any]:
         "vague_object": _bounded(data["vague_objects"]),
         "clashes": [(_bounded(a), _bounded(b)) for a, b in data["clashes"]],
         "negators": tuple(sorted(data["free_of_negators"], key=len, reverse=True)),
-        "units": {dim: dict(sorted(table.items(), key=lambda kv: -len(kv[0])))
-                  for dim, table in data["units"].items()},
+        "negated_noun": re.compile(r"(?<![\w])" + data["negated_noun"]),
+        "wearers": {k: frozenset(v) for k, v in data["wearers"].items()},
+        "option_noun": re.compile(r"(?<![\w-])(?:" + data["option_nouns"] + r")(?![\w-])"),
+        "evaluative": re.compile(r"[a-z]+-?(?:" + data["evaluative_suffixes"] + r")$"),
     }
-    unit_words = "|".join(re.escape(u) for table in out["units"].values() for u in table)
-    out["measure"] = re.compile(r"(?<![\w.$])(\d+(?:\.\d+)?)(?:\s*x\s*(\d+(?:\.\d+)?))?\s*(" + unit_words + r")(?![\w])")
     return out
 
 
@@ -90,15 +96,28 @@ def _bound(before: str, after: str) -> str | None:
 
 def read_money(text: str) -> tuple[float | None, float | None]:
     """(cap, floor) a request states; a "between" range gives both, "for free" a cap of 0."""
+    return _money(text)[:2]
+
+
+def without_money(text: str) -> str:
+    """The request with its amounts of money blanked out (a cap of 40 is no size 40)."""
+    for start, end in sorted(_money(text)[2], reverse=True):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _money(text: str) -> tuple[float | None, float | None, list[tuple[int, int]]]:
     cues = _cues()
     caps: list[float] = []
     floors: list[float] = []
     taken: list[tuple[int, int]] = []
+    money: list[tuple[int, int]] = []
     for m in cues["range"].finditer(text):
         a, b = (float(x.replace(",", "")) for x in m.groups())
         floors.append(min(a, b))
         caps.append(max(a, b))
         taken.append(m.span())
+        money.append(m.span())
     spans = [(m.start(), m.end(), m.group(1) or m.group(2)) for m in cues["amount"].finditer(text)]
     spans += [(m.start(), m.end(), m.group(1)) for m in _BARE.finditer(text)
               if not any(s <= m.start() < e for s, e, _ in spans)]
@@ -107,15 +126,16 @@ def read_money(text: str) -> tuple[float | None, float | None]:
             continue
         kind = _bound(text[max(0, start - 40):start], text[end:end + 25])
         value = float(number.replace(",", ""))
+        dollars = "$" in text[start:end] or re.search(r"dollars?|bucks|usd", text[start:end]) is not None
+        if kind is not None or dollars:  # a bare number with no bound is no price ("size 34,")
+            money.append((start, end))
         if kind == "upper":
             caps.append(value)
         elif kind == "lower":
             floors.append(value)
-        elif "$" in text[start:end] or re.search(r"dollars?|bucks|usd", text[start:end]):
-            pass  # an amount with no bound ("a $50 gift card"): not a budget
     if cues["free"].search(text):
         caps.append(0.0)
-    return (min(caps) if caps else None), (max(floors) if floors else None)
+    return (min(caps) if caps else None), (max(floors) if floors else None), money
 
 
 # ----- the product ---------------------------------------------------------------------------------------------------
@@ -158,14 +178,18 @@ def _negated(text: str, start: int) -> bool:
     return any(w in _cues()["negators"] for w in re.findall(r"[a-z']+", clause)[-3:])
 
 
-def _clash(text: str) -> str | None:
+def _clash(text: str, ptype: ProductType | None = None) -> str | None:
     """Two requirements no one product can meet together. ``text`` has the product's option values cut out: a
-    flavour called "oats and honey" names a taste, not an ingredient a vegan product would lack."""
+    flavour called "oats and honey" names a taste, not an ingredient a vegan product would lack. Two attributes the
+    store's own type lists together are no clash: its products do carry both."""
+    own = ptype.attributes if ptype is not None else ()
     for first, second in _cues()["clashes"]:
         for a in first.finditer(text):
             for b in second.finditer(text):
                 if b.start() < a.end() and a.start() < b.end():
                     continue  # one phrase, read by both sides ("non gmo" holds "gmo")
+                if any(a.group(0) in x for x in own) and any(b.group(0) in x for x in own):
+                    continue
                 if _negated(text, b.start()):
                     continue
                 return f"'{a.group(0)}' and '{b.group(0)}' cannot both be true of one product"
@@ -195,29 +219,14 @@ def _two_values(text: str, ptype: ProductType, options: tuple[str, ...]) -> str 
     return None
 
 
-def _measures(text: str) -> list[tuple[str, float]]:
-    """Measurements a text states, as (dimension, value in that dimension's base unit)."""
-    out = []
-    units = _cues()["units"]
-    for m in _cues()["measure"].finditer(text):
-        unit = m.group(3)
-        for dim, table in units.items():
-            if unit in table:
-                for number in (m.group(1), m.group(2)):
-                    if number:
-                        out.append((dim, float(number) * table[unit]))
-                break
-    return out
-
-
 def _size_out_of_range(text: str, ptype: ProductType) -> str | None:
     """A measurement far outside every size the kind of product comes in ("a 5 gallon lip balm")."""
     known: dict[str, list[float]] = {}
     for values in ptype.values:
         for v in values:
-            for dim, amount in _measures(v.lower()):
+            for dim, amount, _, _ in measures(v.lower()):
                 known.setdefault(dim, []).append(amount)
-    for dim, amount in _measures(text):
+    for dim, amount, _, _ in measures(text):
         sizes = known.get(dim)
         if sizes and amount > 0 and (amount > SIZE_FACTOR * max(sizes) or amount * SIZE_FACTOR < min(sizes)):
             return f"no {ptype.name} comes anywhere near that size"
@@ -232,6 +241,69 @@ def _vague(text: str, phrase: str) -> bool:
     if words and (words[0] in cues["vague"] or " ".join(words[:2]) in cues["vague"]):
         return True
     return cues["vague_object"].search(text) is not None
+
+
+def _denied(text: str) -> str | None:
+    """Something the request rules out ("no", "without", "minus", "zero") that it also asks for: "a keyboard and
+    mouse combo, minus the mouse", "peppermint flavor with zero mint"."""
+    for m in _cues()["negated_noun"].finditer(text):
+        word = singular(m.group(1).split()[0])
+        if len(word) < 4 or word in _cues()["negators"]:
+            continue
+        for other in re.finditer(rf"[a-z]*{re.escape(word)}s?(?:es)?\b", text):
+            if m.start() <= other.start() < m.end() or re.match(r"[ -]free\b", text[other.end():]):
+                continue
+            whole = other.group(0)
+            if whole.rstrip("s") != word and not (len(whole) > len(word) + 2 and whole.endswith(word)):
+                continue  # "mint" in "peppermint" counts, "ash" in "cashew" does not
+            if not _negated(text, other.start()):
+                return f"the request asks for '{whole}' and for '{m.group(0)}'"
+    return None
+
+
+_FOR_WHOM = re.compile(r"\bfor (?:my|our|his|her) ([a-z-]+)")
+
+
+def _wearer_clash(text: str, ptype: ProductType | None) -> str | None:
+    """A product made for one kind of wearer, bought for another ("a girls' swimsuit for my son")."""
+    name = ptype.name if ptype is not None else ""
+    if not name:
+        return None
+    wearers = _cues()["wearers"]
+    female = re.search(r"\b(?:women's|girls'|girl's|ladies')", name) is not None
+    male = re.search(r"\b(?:men's|boys'|boy's)", name) is not None
+    child = re.search(r"\b(?:baby|toddler|infant|kids'?|girls'|boys')", name) is not None
+    for m in _FOR_WHOM.finditer(text):
+        who = m.group(1)
+        if (female and who in wearers["male"]) or (male and who in wearers["female"]) or (
+                child and who in wearers["adult"]):
+            return f"{name} are not made for a {who}" if ptype.plural else f"a {name} is not made for a {who}"
+    return None
+
+
+def _vague_option(rest: str) -> str | None:
+    """An option named by how it should feel or whose it is, not by its value ("in a becoming color", "the size
+    my niece wears", "whatever shade she likes"). ``rest`` has the store's own values cut out."""
+    cues = _cues()
+    for clause in re.split(r"[,;:?!]|\.(?!\d)|\band\b", rest):
+        for m in cues["option_noun"].finditer(clause):
+            before = clause[:m.start()].split()[-3:]
+            after = clause[m.end():].split()[:3]
+            if "|" in before[-2:] or after[:1] == ["|"]:
+                continue  # the store's value is right there ("in | color")
+            if any(w in ("whatever", "whichever", "my", "his", "her", "our", "their", "your") or w.endswith(("'s", "s'"))
+                   for w in before):
+                return f"the request does not name the {m.group(0)}, only whose it is"
+            if before and before[-1] not in cues["negators"] and cues["evaluative"].match(before[-1]) and \
+                    before[-1] not in ("matching", "setting", "baking", "cooking", "roasting", "sparkling",
+                                       "drinking", "sleeping", "running", "walking", "hiking", "living"):
+                return f"the {m.group(0)} is described by taste ('{before[-1]}'), not named"
+            if after and (after[0] in ("that", "which") and len(after) > 1 and after[1] in (
+                    "feels", "looks", "tastes", "smells", "flatters", "suits", "goes", "works", "fits", "matches",
+                    "i", "she", "he", "they", "we", "you") or after[0] in ("i", "she", "he", "they", "we", "you",
+                                                                                "everyone", "people")):
+                return f"the request does not name the {m.group(0)}"
+    return None
 
 
 def request_cue(r: Reading, rest: str) -> str | None:
@@ -250,9 +322,11 @@ def request_cue(r: Reading, rest: str) -> str | None:
     for pattern in cues["impossible"]:
         if m := pattern.search(text):
             return f"no product can be '{m.group(0)}'"
-    clash = _clash(_without(text, r.options))
-    if clash:
-        return clash
+    plain = _without(text, r.options)
+    found = (_clash(plain, r.ptype) or _denied(plain) or measure_conflict(text) or count_conflict(text)
+             or unit_price_conflict(text, r.cap) or _wearer_clash(text, r.ptype))
+    if found:
+        return found
     if r.ptype is not None:
         found = _two_values(text, r.ptype, r.options) or _size_out_of_range(rest, r.ptype)
         if found:
@@ -263,6 +337,9 @@ def request_cue(r: Reading, rest: str) -> str | None:
     for pattern in cues["context"]:
         if m := pattern.search(rest):
             return f"the request leans on something only the shopper knows ('{m.group(0)}')"
+    vague_option = _vague_option(rest)
+    if vague_option:
+        return vague_option
     if r.ptype is None and _vague(_GREETING.sub("", text), r.phrase):
         return "the request does not say what to buy"
     return None
@@ -273,7 +350,7 @@ def read_request(instruction: str) -> Reading:
     text = " ".join(instruction.lower().split())
     cap, floor = read_money(text)
     ptype = resolve_type(text)
-    attrs, options, rest = _what(text, ptype)
+    attrs, options, rest = _what(without_money(text), ptype)
     plain = _GREETING.sub("", text)
     if ptype is not None and resolve_type(text, strict=True) is None and _vague(plain, product_phrase(plain)):
         ptype, attrs, options, rest = None, (), (), text  # "something for my mom that is water resistant"
