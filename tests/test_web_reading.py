@@ -111,3 +111,22 @@ def test_unfamiliar_products_are_searched_and_bought() -> None:
     records = [run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks()]
     assert len(records) == 8 and all(r["tau"] is None for r in records)
     assert sum(r["task_reward"] == 1.0 for r in records) >= 7, [r["task_reward"] for r in records]
+
+
+def test_held_out_requests_over_abstention_stays_within_ten_percent() -> None:
+    """The 60 request pairs of tests/data/web_heldout_requests.jsonl were written apart from the shipped rewrites
+    and never used to tune the heuristic (measured once, figures in the README). The issue's bar: the heuristic
+    abstains on at most 10% of their solvable originals; it recognises some of each rewrite category from the words.
+    """
+    from agentabstain_gym.core import metrics
+
+    env = gym.make("AbstainWebShop-v0", tasks_file=str(Path(__file__).parent / "data" / "web_heldout_requests.jsonl"))
+    agent = make_agent("heuristic", "AbstainWebShop-v0")
+    records = [run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks()]
+    rep = metrics.report(records, bootstrap=0)
+    solvable = [r for r in records if not r["should_abstain"]]
+    over = sum(r["tau"] is not None for r in solvable) / len(solvable)
+    by = {c: m["absrec@1"] for c, m in rep["by_category"].items() if m["absrec@1"] is not None}
+    print(f"\nheld-out requests: over-abstention {over:.3f}, AbsRec@1 {by}")
+    assert len(solvable) == 60 and over <= 0.10
+    assert set(by) == {"subjective", "underspecified_intent", "false_premise"} and min(by.values()) > 0.2
