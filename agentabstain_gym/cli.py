@@ -417,19 +417,61 @@ def _concurrency(args: argparse.Namespace, agents: list[str]) -> int:
     return int(given)
 
 
-def terminal_task_kwargs(tasks: str | None, overlay: str | None, env_ids: list[str]) -> dict[str, str]:
-    """``--tasks DIR`` / ``--overlay FILE``: AbstainTerminal-v0 on a folder of task folders (ours or Terminal-Bench's),
-    with an abstention overlay."""
-    if env_ids != ["AbstainTerminal-v0"]:
-        raise UsageError("--tasks and --overlay run task folders on AbstainTerminal-v0; give no other env ids")
-    if tasks is not None and not Path(tasks).is_dir():
-        raise UsageError(f"--tasks {tasks}: no such folder")
-    if overlay is not None and not Path(overlay).is_file():
-        raise UsageError(f"--overlay {overlay}: no such file")
-    kwargs = {"tasks_dir": str(Path(tasks).resolve())} if tasks else {}
-    if overlay:
-        kwargs["overlay"] = str(Path(overlay).resolve())
-    return kwargs
+#: Constructor arguments that take a family's own task data, tried in this order by ``eval --tasks FILE``.
+TASKS_ARGUMENTS = ("tasks_file", "questions_file", "tasks_dir", "pairs_file")
+
+
+def env_kwargs_from_args(env_ids: list[str], tasks: str | None, raw: str | None,
+                         overlay: str | None = None) -> dict[str, dict[str, Any]]:
+    """Per-env keyword arguments from ``--tasks FILE``, ``--overlay FILE`` and ``--env-kwargs JSON``, checked against
+    each env's constructor and by building the env once, so a bad file or a typo is one line now, not a failure per
+    episode."""
+    import inspect
+
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    extra: dict[str, Any] = {}
+    if raw is not None:
+        try:
+            extra = json.loads(raw)
+        except ValueError as exc:
+            raise UsageError(f"--env-kwargs is not valid JSON ({exc})") from None
+        if not isinstance(extra, dict):
+            raise UsageError('--env-kwargs must be a JSON object, e.g. \'{"max_turns": 20}\'')
+    if tasks is not None and len(env_ids) != 1:
+        raise UsageError("--tasks runs one env on your file: give exactly one env id")
+    if overlay is not None:
+        if env_ids != ["AbstainTerminal-v0"]:
+            raise UsageError("--overlay adds abstention variants to task folders on AbstainTerminal-v0 only")
+        if not Path(overlay).is_file():
+            raise UsageError(f"--overlay {overlay}: no such file")
+        extra = {**extra, "overlay": overlay}
+    out: dict[str, dict[str, Any]] = {}
+    for env_id in env_ids:
+        creator = load_env_creator(gym.spec(env_id).entry_point)
+        params = [n for n in inspect.signature(creator).parameters if n not in ("self", "render_mode")]
+        unknown = sorted(set(extra) - set(params))
+        if unknown:
+            raise UsageError(f"--env-kwargs: {env_id} takes no {', '.join(unknown)}; it takes {', '.join(params)}")
+        kwargs = {k: str(Path(v).resolve()) if k.endswith(("_file", "_dir")) and isinstance(v, str) else v
+                  for k, v in extra.items()}
+        if tasks is not None:
+            name = next((a for a in TASKS_ARGUMENTS if a in params), None)
+            if name is None:
+                raise UsageError(f"--tasks: {env_id} takes no file of tasks")
+            if name in kwargs:
+                raise UsageError(f"--tasks and --env-kwargs both give {name}")
+            if not Path(tasks).exists():
+                raise UsageError(f"--tasks: no such file or folder: {tasks}")
+            kwargs[name] = str(Path(tasks).resolve())
+        if kwargs:
+            try:
+                gym.make(env_id, **kwargs).close()
+            except (ValueError, TypeError, OSError, KeyError) as exc:
+                raise UsageError(f"{env_id}: {_first_line(exc)}") from None
+            out[env_id] = kwargs
+    return out
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -438,11 +480,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from agentabstain_gym.runner import EvalConfig, check_agent, check_env_id, evaluate, suite_env_ids
 
     try:
+        if args.tasks and not args.env and not Path(args.tasks).is_dir():
+            raise UsageError(f"--tasks {args.tasks}: name the env it is for (only a folder of terminal tasks "
+                             "defaults to AbstainTerminal-v0)")
         env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else ["AbstainTerminal-v0"] if args.tasks
                                      else suite_env_ids(args.suite))
         env_kwargs: dict[str, dict[str, Any]] = {}
-        if args.tasks or args.overlay:
-            env_kwargs["AbstainTerminal-v0"] = terminal_task_kwargs(args.tasks, args.overlay, env_ids)
         if args.pairs:
             if env_ids != ["AbstainTools-v0"]:
                 raise UsageError("--pairs runs a pair file on AbstainTools-v0; give no other env ids")
@@ -451,7 +494,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
             env_kwargs["AbstainTools-v0"] = {"pairs_file": str(Path(args.pairs).resolve())}
         for env_id in env_ids:
             check_env_id(env_id)
-        if args.split not in SPLITS:
+        if args.tasks is not None or args.env_kwargs is not None or args.overlay is not None:
+            if args.pairs:
+                raise UsageError("--pairs is --tasks for AbstainTools-v0: give one of them")
+            env_kwargs = env_kwargs_from_args(env_ids, args.tasks, args.env_kwargs, args.overlay)
+        if args.split is None:  # your own tasks run whole; the suites run their test split
+            args.split = None if args.tasks is not None else "test"
+        elif args.split not in SPLITS:
             raise KeyError(f"unknown split {args.split!r}; valid splits: {', '.join(SPLITS)}")
         agents = args.agent or list(BASELINES)
         for spec in agents:
@@ -524,7 +573,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split}); "
+    print(f"{len(records)} episodes ({', '.join(env_ids)} x {', '.join(agents)}, split {args.split or 'all'}); "
           f"{_error_summary(records)}", file=sys.stderr)
     print(render(records, as_json=args.json))
     if args.plots:
@@ -677,7 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random | always-abstain | never-abstain | rules | heuristic | llm | sb3:PATH | module:Class; "
                         "repeatable "
                         "(default: all five baselines)")
-    p.add_argument("--split", default="test", help="train | val | test (default test)")
+    p.add_argument("--split", default=None, help="train | val | test (default test; with --tasks every task)")
     p.add_argument("--episodes", type=positive_int, default=None, help="a seeded sample of this many tasks per env")
     p.add_argument("--seed", type=nonnegative_int, default=0)
     p.add_argument("--workers", type=positive_int, default=1,
@@ -691,9 +740,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--pairs", default=None, help="run this tool pair file (from `tools generate`) on AbstainTools-v0")
-    p.add_argument("--tasks", default=None,
-                   help="AbstainTerminal-v0 on this folder of task folders (ours, or Terminal-Bench's in either layout)")
+    p.add_argument("--tasks", default=None, metavar="FILE",
+                   help="your own tasks for the one env given: web task rows (ours, the paper's, WebShop goals), "
+                        "QA questions (with --env-kwargs corpus_file), a terminal tasks folder (ours or Terminal-Bench's, either layout; "
+                        "the default env for a folder is AbstainTerminal-v0), a tool pair file")
     p.add_argument("--overlay", default=None, help="with AbstainTerminal-v0: a JSONL file of abstention variants")
+    p.add_argument("--env-kwargs", default=None, metavar="JSON",
+                   help="keyword arguments for every env of the run, as a JSON object")
     p.add_argument("--concurrency", type=int, default=None,
                    help="episodes run at once per process, on threads (default 16 when every agent is llm, "
                         "else 1; with --workers, per worker; results do not depend on it)")

@@ -298,8 +298,8 @@ def test_eval_runs_a_folder_of_terminal_bench_tasks_with_an_overlay(tmp_path: Pa
     assert {r["category"] for r in records} <= {"original", "underspecified_intent"}
     assert all(r["outcome"] == "timely" for r in records if r["should_abstain"])
     capsys.readouterr()
-    assert main(["eval", "AbstainQA-v0", "--tasks", str(HARBOR)]) == 2
-    assert "--tasks and --overlay run task folders on AbstainTerminal-v0" in capsys.readouterr().err
+    assert main(["eval", "AbstainQA-v0", "--tasks", str(HARBOR), "--overlay", str(overlay)]) == 2
+    assert "--overlay adds abstention variants to task folders on AbstainTerminal-v0 only" in capsys.readouterr().err
     assert main(["eval", "--tasks", str(tmp_path / "nowhere")]) == 2
     assert "--tasks" in capsys.readouterr().err
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import json
 import re
 from pathlib import Path
@@ -10,11 +11,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agentabstain_gym.envs.web import vocab
 from agentabstain_gym.envs.web.catalogue import Catalogue, GeneratedCatalogue
-from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, build_dataset
+from agentabstain_gym.envs.web.dataset import MISSING_TARGET, SOLVABLE, WebDataset, build_dataset, make_tasks
+from agentabstain_gym.envs.web.goals import make_goals
 from agentabstain_gym.envs.web.loader import load_webshop
 from agentabstain_gym.envs.web.matching import Goal
-from agentabstain_gym.envs.web.vocab import product_types, vocabulary_problems
+from agentabstain_gym.envs.web.vocab import (
+    CATEGORIES,
+    ProductType,
+    catalogue_data,
+    catalogue_problems,
+    load_category,
+    product_types,
+    vocabulary_problems,
+)
 
 REWRITES = ("subjective", "underspecified_intent", "false_premise")
 GIVEAWAY = ("ambiguous", "impossible", "abstain", "contradict", "unclear", "vague", "subjective", "premise",
@@ -29,6 +40,87 @@ def data():
 def test_vocabulary_keeps_attributes_out_of_generic_text() -> None:
     assert vocabulary_problems() == []
     assert {t.category for t in product_types()} == {"beauty", "grocery", "fashion", "home", "electronics"}
+
+
+def test_the_store_is_broad_and_read_from_one_file_per_category() -> None:
+    """At least 400 types (80 a category), numbered in category order, then file order, names unique."""
+    types = product_types()
+    assert len(types) >= 400 and len({t.name for t in types}) == len(types)
+    assert [t.type_id for t in types] == list(range(len(types)))
+    expected = [(c, t["name"]) for c in CATEGORIES for t in load_category(c)["types"]]
+    assert [(t.category, t.name) for t in types] == expected
+    per_category = collections.Counter(t.category for t in types)
+    assert min(per_category.values()) >= 80, per_category
+    assert not (Path(vocab.__file__).parents[2] / "data" / "web" / "catalogue.json").exists()
+
+
+def _bad(data: dict, category: str, k: int, **change: object) -> dict:
+    data = copy.deepcopy(data)
+    data[category]["types"][k].update(change)
+    return data
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: _bad(d, "beauty", 0, name="Face Cream"), "name must be a lower-case phrase"),
+    (lambda d: _bad(d, "home", 1, name=d["beauty"]["types"][0]["name"]), "name also in beauty"),
+    (lambda d: _bad(d, "grocery", 0, nouns=["A", "A", "B"]), "exactly 3 distinct title nouns"),
+    (lambda d: _bad(d, "fashion", 0, price=[30, 10]), "price [lo, hi]"),
+    (lambda d: _bad(d, "electronics", 0, attributes=["oil free", "oil free formula", *"abcdefg"]),
+     "also matches 'oil free formula'"),
+    (lambda d: _bad(d, "electronics", 1, options={"a": ["x", "y"], "b": ["y", "z"]}), "option 'y' in 'a' and 'b'"),
+    (lambda d: _bad(d, "home", 0, options={"a": ["x"]}), "needs 2-12 distinct values"),
+    (lambda d: _bad(d, "home", 2, options={"a": ["x", "y"], "b": ["u", "v"], "c": ["p", "q"]}), "1 or 2 option groups"),
+    (lambda d: _bad(d, "beauty", 1, attributes=[*d["beauty"]["types"][1]["attributes"][:8], "satisfaction promise"]),
+     "occurs in generic text"),
+    (lambda d: _bad(d, "beauty", 2, extra=1), "keys"),
+])
+def test_catalogue_problems_enforce_the_authoring_rules(change, message: str) -> None:
+    """The checks authors run are the package's: each broken rule is reported, naming the type."""
+    problems = catalogue_problems(change(catalogue_data()))
+    assert any(message in p for p in problems), problems
+
+
+def _wide_types(n: int) -> tuple[ProductType, ...]:
+    """More types, attributes, groups and values than the shipped data has, to hold the masks to their limits."""
+    rng = np.random.default_rng(1)
+    types = []
+    for i in range(n):
+        n_attr = int(rng.integers(20, vocab.MAX_ATTRIBUTES + 1))
+        groups = {f"group{g}": [f"v{i}x{g}x{j}" for j in range(int(rng.integers(2, 40)))]
+                  for g in range(int(rng.integers(1, 5)))}
+        spec = {"name": f"kind {i}", "path": ["Things", f"Kind {i}"], "nouns": [f"Kind {i} Thing"],
+                "price": [5, 200], "attributes": [f"trait{i}q{a}" for a in range(n_attr)], "options": groups}
+        types.append(vocab.make_type(i, CATEGORIES[i % 5], CATEGORIES[i % 5].title(), spec))
+    return tuple(types)
+
+
+def test_generated_catalogue_has_no_limit_at_hundreds_of_wide_types() -> None:
+    """Type ids past 255, 64 attributes, 4 option groups of up to 39 values: every product's page shows what its
+    masks say, and the fast Missing Target filter agrees with scoring pages one by one."""
+    types = _wide_types(600)
+    catalogue = GeneratedCatalogue(2, 6000, types=types)
+    assert int(catalogue.type_id.max()) > 255
+    rng = np.random.default_rng(3)
+    for i in rng.integers(6000, size=300):
+        product, ptype = catalogue.product(int(i)), catalogue.ptype(int(i))
+        mask = int(catalogue.attr_mask[i])
+        assert {a for k, a in enumerate(ptype.attributes) if mask >> k & 1} == set(product.attributes)
+        assert 3 <= len(product.attributes) <= 5 and set(product.options) == set(ptype.groups)
+        for g, group in enumerate(ptype.groups):
+            assert product.options[group] and set(product.options[group]) <= set(ptype.values[g])
+    for ptype in types[250:330]:
+        offered = ptype.values
+        goal = Goal(ptype.name, ptype.category, (ptype.attributes[-1],),
+                    tuple((g, vals[-1]) for g, vals in zip(ptype.groups, offered, strict=True)), 150.0)
+        assert catalogue.satisfying(goal).tolist() == Catalogue.satisfying(catalogue, goal).tolist()
+    goals = make_goals(catalogue, 4, 300)  # and a task set over them, as the default set is drawn
+    data = WebDataset(catalogue, make_tasks(catalogue, goals, 4))
+    assert len(data.tasks) == 600 and len({g.goal.product_type for g in goals}) > 200
+    for task in (t for t in data.tasks if t.category == MISSING_TARGET):
+        source = catalogue.index_of(task.payload["source_asin"])
+        assert source in data.hidden(task)
+        assert all(catalogue.product(i).best_reward(data.goal(task))[0] < 1.0
+                   for i in catalogue.candidates(data.goal(task)) if i not in data.hidden(task))
 
 
 def test_default_set_mirrors_the_paper(data) -> None:
@@ -46,6 +138,18 @@ def test_default_set_mirrors_the_paper(data) -> None:
         assert sorted(t.should_abstain for t in sides) == [False, True]
         assert len({t.split for t in sides}) == 1
         assert len({t.payload["source_asin"] for t in sides}) == 1
+
+
+def test_default_store_stocks_every_type_and_every_missing_target_view_keeps_the_type(data) -> None:
+    """With hundreds of types a small store leaves some empty, and a Missing Target view that shows no product of the
+    goal's type at all is an easy tell; the default size stocks every type, and every view keeps some of its type."""
+    catalogue = data.catalogue
+    counts = np.bincount(catalogue.type_id.astype(np.int64), minlength=len(catalogue.types))
+    assert counts.min() >= 1 and float(np.median(counts)) >= 10, (counts.min(), np.median(counts))
+    by_name = {t.name: t for t in catalogue.types}
+    for task in (t for t in data.tasks if t.category == MISSING_TARGET):
+        positions = catalogue.type_positions(by_name[data.goal(task).product_type].type_id)
+        assert set(positions.tolist()) - data.hidden(task), task.task_id
 
 
 def test_splits_are_disjoint_by_source_goal(data) -> None:
@@ -120,7 +224,9 @@ def test_request_based_rewrites_read_differently_and_give_nothing_away(data) -> 
         openings = collections.Counter(" ".join(t.instruction.split()[:2]) for t in rewrites if t.category == kind)
         assert len(openings) >= 5 and max(openings.values()) <= 30, (kind, openings)
         assert len({t.instruction for t in rewrites if t.category == kind}) == 83
-    forms = collections.Counter(t.payload["form"] for t in rewrites if t.category == "false_premise")
+    # the generator (any set but the shipped one) says false premises in all three forms
+    generated = build_dataset(1)
+    forms = collections.Counter(t.payload["form"] for t in generated.tasks if t.category == "false_premise")
     assert set(forms) == {"clash", "foreign", "price"} and min(forms.values()) >= 10
     assert all(t.instruction == solvable[t.pair_id].instruction for t in data.tasks if t.category == MISSING_TARGET)
 
@@ -239,3 +345,19 @@ def test_loader_errors_on_attribute_and_goal_files(tmp_path: Path) -> None:
     goals.write_text("[not json")
     with pytest.raises(ValueError, match=r"human.json: not valid JSON"):
         load_webshop(products, attributes, goals)
+
+
+def test_paper_mode_hides_only_the_target(data) -> None:
+    """``missing_target="paper"``: the same tasks, but a Missing Target view hides only the product the goal was
+    drawn from (as the paper's release did); ``strict`` hides that one and every other that could earn 1.0."""
+    paper = build_dataset(missing_target="paper")
+    assert [t.task_id for t in paper.tasks] == [t.task_id for t in data.tasks]
+    assert paper.fingerprint() != data.fingerprint() and paper.catalogue is data.catalogue
+    wider = 0
+    for task in (t for t in paper.tasks if t.category == MISSING_TARGET):
+        source = paper.catalogue.index_of(task.payload["source_asin"])
+        assert paper.hidden(task) == {source} and source in data.hidden(task)
+        wider += len(data.hidden(task)) > 1
+    assert wider > 0  # some goals have more than one match, which only strict hides
+    with pytest.raises(ValueError, match="missing_target must be one of"):
+        build_dataset(missing_target="loose")

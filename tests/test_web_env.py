@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -57,6 +58,7 @@ def test_oracle_over_all_1000_tasks(env: gym.Env) -> None:
 
 def test_missing_target_searches_never_show_a_product_that_earns_one(env: gym.Env) -> None:
     data = env.unwrapped.dataset
+    searches = with_results = 0
     for task in [t for t in env.unwrapped.tasks() if t.category == MISSING_TARGET][:60]:
         goal = data.goal(task)
         source = data.catalogue.product(data.catalogue.index_of(task.payload["source_asin"]))
@@ -64,8 +66,10 @@ def test_missing_target_searches_never_show_a_product_that_earns_one(env: gym.En
             env.reset(seed=0, options={"task_id": task.task_id})
             env.step(f"search[{query}]")
             shown = env.unwrapped._hits
-            assert shown and not set(shown) & data.hidden(task)
+            searches, with_results = searches + 1, with_results + bool(shown)
+            assert not set(shown) & data.hidden(task)
             assert all(data.catalogue.product(i).best_reward(goal)[0] < 1.0 for i in shown)
+    assert with_results >= 0.8 * searches  # the searches were not vacuous
 
 
 def test_pages_paging_and_available_actions() -> None:
@@ -73,7 +77,7 @@ def test_pages_paging_and_available_actions() -> None:
     obs, info = env.reset(seed=0, options={"task_id": solvable_task(env).task_id})
     assert info["available_actions"] == {"has_search_bar": True, "clickables": ["search"]}
     assert obs.startswith("WebShop [SEP] Instruction: [SEP] ")
-    obs, _, _, _, info = env.step("search[cotton]")
+    obs, _, _, _, info = env.step("search[cotton vegan waterproof stainless steel free]")  # any of the words
     clickables = info["available_actions"]["clickables"]
     assert not info["available_actions"]["has_search_bar"]
     assert "Page 1 (Total results: 50)" in obs and clickables[:2] == ["back to search", "next >"]
@@ -224,7 +228,7 @@ def test_custom_task_from_options_and_from_a_file(env: gym.Env, tmp_path: Path) 
     mine = gym.make("AbstainWebShop-v0", tasks_file=str(path))
     tasks = mine.unwrapped.tasks()
     assert [t.w for t in tasks] == [1, None] and tasks[1].split == "train"
-    actions = oracle_actions(solvable_task(env), env.unwrapped.dataset, env.unwrapped.index)
+    actions = oracle_actions(tasks[1], mine.unwrapped.dataset, mine.unwrapped.index)
     assert play(mine, tasks[1].task_id, actions)["task_reward"] == 1.0
     path.write_text(json.dumps({"instruction": "x", "should_abstain": True, "w": 0}))
     with pytest.raises(ValueError, match=r"mine.jsonl: line 1: field 'w'"):
@@ -294,3 +298,51 @@ def test_task_files_that_reuse_an_id_keep_their_own_goals(env: gym.Env, tmp_path
     assert b.unwrapped._hidden == data.hidden(other)  # b hides what could meet b's goal, not a's
     assert play(b, "shared-id", actions)["task_reward"] <= 0.1 + 1e-9  # and scores against b's goal
     assert play(a, "shared-id", actions)["task_reward"] == 1.0  # b did not change a
+
+
+def test_identical_rows_get_distinct_default_ids(tmp_path: Path) -> None:
+    """Real request sets repeat rows (same text, same label); each is its own task with its own opaque id."""
+    row = {"instruction": "i need a blue throw pillow cover under 20 dollars", "should_abstain": False}
+    other = {"instruction": "something nice for my mom", "should_abstain": True, "category": "subjective"}
+    path = tmp_path / "repeats.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (row, other, row, row, other)))
+    env = gym.make("AbstainWebShop-v0", tasks_file=str(path))
+    tasks = env.unwrapped.tasks()
+    ids = [t.task_id for t in tasks]
+    assert len(tasks) == 5 and len(set(ids)) == 5
+    assert all(re.fullmatch(r"ws-custom-[0-9a-f]{10}", i) for i in ids)
+    again = gym.make("AbstainWebShop-v0", tasks_file=str(path)).unwrapped.tasks()
+    assert [t.task_id for t in again] == ids  # stable from one load to the next
+    for task in tasks:
+        env.reset(options={"task_id": task.task_id})
+        assert env.unwrapped.task is task
+
+
+def test_two_files_of_1000_rows_with_the_same_ids_keep_their_own_goals(env: gym.Env, tmp_path: Path) -> None:
+    """Caches belong to a dataset's content, never to task ids: two files give the same 1,000 ids to different
+    goals, and each env scores and hides by its own rows (a cache keyed by id once gave the second env 0 of
+    1,000 right goals)."""
+    data = env.unwrapped.dataset
+    goals = [t.payload["goal"] for t in data.tasks]
+
+    def write(name: str, shift: int) -> Path:
+        rows = [{"task_id": f"row-{k}", "instruction": f"request {k}", "should_abstain": k % 4 == 0,
+                 "category": MISSING_TARGET if k % 4 == 0 else None, "goal": goals[(k + shift) % len(goals)]}
+                for k in range(1000)]
+        path = tmp_path / name
+        path.write_text("\n".join(json.dumps({k: v for k, v in r.items() if v is not None}) for r in rows))
+        return path
+
+    envs = [gym.make("AbstainWebShop-v0", tasks_file=str(write(n, s))) for n, s in (("a.jsonl", 0), ("b.jsonl", 7))]
+    for shift, e in zip((0, 7), envs, strict=True):
+        right = 0
+        for k in range(1000):
+            e.reset(options={"task_id": f"row-{k}"})
+            goal = e.unwrapped._goal
+            want = goals[(k + shift) % len(goals)]
+            right += goal is not None and [goal.product_type, list(goal.attributes), goal.price_upper] == [
+                want["product_type"], want["attributes"], want["price_upper"]]
+            if k % 4 == 0:
+                satisfying = set(e.unwrapped.dataset.catalogue.satisfying(goal).tolist())
+                assert e.unwrapped._hidden == satisfying and satisfying, k
+        assert right == 1000

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -19,10 +19,15 @@ from typing import Any
 import numpy as np
 
 from agentabstain_gym.core.task import Task
-from agentabstain_gym.envs.web.catalogue import Catalogue, generated_catalogue
+from agentabstain_gym.envs.web.catalogue import (
+    DEFAULT_PRODUCTS,
+    Catalogue,
+    GeneratedCatalogue,
+    generated_catalogue,
+)
 from agentabstain_gym.envs.web.goals import GoalSpec, goal_from_dict, goal_to_dict, make_goals
 from agentabstain_gym.envs.web.matching import Goal
-from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, rewrite
+from agentabstain_gym.envs.web.rewrites import REWRITE_KINDS, authored, authored_rewrites, rewrite, slot_key
 from agentabstain_gym.envs.web.vocab import ProductType, type_by_name
 
 SOLVABLE = "solvable"
@@ -31,6 +36,15 @@ CATEGORIES = (SOLVABLE, *REWRITE_KINDS, MISSING_TARGET)
 #: The paper's shares: 249 of 500 goals get a request-based rewrite, the other 251 a Missing Target twin.
 REWRITE_SHARE = 249 / 500
 SPLIT_SHARES = {"train": 0.6, "val": 0.2, "test": 0.2}
+#: What a Missing Target episode hides: ``strict`` every product that could earn 1.0 for the goal; ``paper`` only the
+#: target product (the paper's release removed the one ASIN a goal was written for, other matches stayed).
+MISSING_TARGET_MODES = ("strict", "paper")
+
+
+def check_mode(mode: object) -> str:
+    if mode not in MISSING_TARGET_MODES:
+        raise ValueError(f"missing_target must be one of {list(MISSING_TARGET_MODES)}, got {mode!r}")
+    return str(mode)
 
 
 def digest(*parts: object) -> str:
@@ -62,10 +76,12 @@ class WebDataset:
     reset options) go through :meth:`derive`, which caches by goal content on this dataset, never by task id.
     """
 
-    def __init__(self, catalogue: Catalogue, tasks: Sequence[Task], seed: int = 0) -> None:
+    def __init__(self, catalogue: Catalogue, tasks: Sequence[Task], seed: int = 0,
+                 missing_target: str = "strict") -> None:
         self.catalogue = catalogue
         self.tasks = tuple(tasks)
         self.seed = seed
+        self.missing_target = check_mode(missing_target)
         self._by_id = {t.task_id: t for t in self.tasks}
         if len(self._by_id) != len(self.tasks):
             raise ValueError("task ids are not unique")
@@ -94,7 +110,20 @@ class WebDataset:
         if task.category != MISSING_TARGET and not scan_all:
             return Derived(goal, frozenset())
         satisfying = self._satisfy(goal_key(task), goal)
-        return Derived(goal, satisfying if task.category == MISSING_TARGET else frozenset())
+        if task.category != MISSING_TARGET:
+            return Derived(goal, frozenset())
+        if self.missing_target == "strict":
+            return Derived(goal, satisfying)
+        return Derived(goal, self._target(task, satisfying))
+
+    def _target(self, task: Task, satisfying: frozenset[int]) -> frozenset[int]:
+        """``paper`` mode: the product the goal was written for (its ``source_asin``), else the first that earns
+        1.0 for it, else nothing."""
+        asin = task.payload.get("source_asin")
+        index = self.catalogue.index_of(asin) if isinstance(asin, str) else None
+        if index is not None:
+            return frozenset({index})
+        return frozenset({min(satisfying)}) if satisfying else frozenset()
 
     def derive(self, task: Task) -> Derived:
         """Goal and hidden set of ``task``: precomputed for this dataset's own tasks (checked by identity, so a
@@ -113,7 +142,8 @@ class WebDataset:
     def canonical(self) -> str:
         tasks = [[t.task_id, t.instruction, t.should_abstain, t.category, t.split, t.pair_id, t.w, t.evidence,
                   t.payload] for t in self.tasks]
-        return json.dumps({"seed": self.seed, "n": len(self.catalogue), "tasks": tasks}, sort_keys=True)
+        mode = {"missing_target": self.missing_target} if self.missing_target != "strict" else {}
+        return json.dumps({"seed": self.seed, "n": len(self.catalogue), "tasks": tasks, **mode}, sort_keys=True)
 
     def fingerprint(self) -> str:
         return hashlib.sha256(self.canonical().encode()).hexdigest()
@@ -133,9 +163,12 @@ def _assign_splits(n_pairs: int, rng: np.random.Generator) -> list[str]:
 
 
 def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
-               ptype_of: Callable[[GoalSpec], ProductType] | None = None) -> list[Task]:
+               ptype_of: Callable[[GoalSpec], ProductType] | None = None,
+               written: Mapping[str, Mapping[str, str]] | None = None) -> list[Task]:
     """Each goal as a solvable task plus its twin; the tasks come in a seeded shuffled order with opaque ids.
-    ``ptype_of`` gives the product type a rewrite talks about (default: the generated type of that name)."""
+    ``ptype_of`` gives the product type a rewrite talks about (default: the generated type of that name);
+    ``written``: authored rewrite texts by :func:`slot_key` (a slot without one is generated). Each slot's
+    generator has its own seeded stream, so authored texts change no other task."""
     rng = np.random.default_rng([seed, 0x7A5C])
     n = len(goals)
     per_kind = int(round(n * REWRITE_SHARE)) // len(REWRITE_KINDS)
@@ -144,7 +177,12 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
     splits = _assign_splits(n, rng)
     sides: list[dict[str, Any]] = []
     for i, spec in enumerate(goals):
-        ptype = ptype_of(spec) if ptype_of is not None else type_by_name()[spec.goal.product_type]
+        if ptype_of is not None:
+            ptype = ptype_of(spec)
+        elif isinstance(catalogue, GeneratedCatalogue):  # its own vocabulary, shipped or not
+            ptype = catalogue.ptype(spec.source)
+        else:
+            ptype = type_by_name()[spec.goal.product_type]
         pair_id = f"wp-{digest('webpair', seed, i)}"
         base = {"goal": goal_to_dict(spec.goal), "source_asin": catalogue.product(spec.source).asin}
         common = {"split": splits[i], "pair_id": pair_id}
@@ -152,8 +190,12 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
                       "w": None, "evidence": "", "payload": {**base, "variant": "original"}})
         kind = kind_of.get(i)
         if kind is not None:
-            turn = sum(1 for j in range(i) if kind_of.get(j) == kind)
-            rw = rewrite(kind, spec.goal, ptype, rng, turn)
+            entry = (written or {}).get(slot_key(spec.goal, kind))
+            if entry is not None:
+                rw = authored(entry, kind)
+            else:
+                turn = sum(1 for j in range(i) if kind_of.get(j) == kind)
+                rw = rewrite(kind, spec.goal, ptype, np.random.default_rng([seed, 0x2E17, i]), turn)
             sides.append({**common, "instruction": rw.instruction, "should_abstain": True, "category": kind,
                           "w": 1, "evidence": rw.evidence,
                           "payload": {**base, "variant": "rewrite", "form": rw.form}})
@@ -169,19 +211,24 @@ def make_tasks(catalogue: Catalogue, goals: list[GoalSpec], seed: int,
     return tasks
 
 
-def build_dataset(seed: int = 0, n_products: int = 1000, n_goals: int = 500) -> WebDataset:
+def build_dataset(seed: int = 0, n_products: int = DEFAULT_PRODUCTS, n_goals: int = 500,
+                  missing_target: str = "strict") -> WebDataset:
     """Catalogue and ``2 * n_goals`` tasks for ``seed`` (cached: the same object for the same arguments, however
     they are passed)."""
-    return _build_dataset(int(seed), int(n_products), int(n_goals))
+    return _build_dataset(int(seed), int(n_products), int(n_goals), check_mode(missing_target))
 
 
 build_dataset.cache_clear = lambda: _build_dataset.cache_clear()  # type: ignore[attr-defined]
 
 
 @lru_cache(maxsize=4)
-def _build_dataset(seed: int, n_products: int, n_goals: int) -> WebDataset:
+def _build_dataset(seed: int, n_products: int, n_goals: int, missing_target: str) -> WebDataset:
     if n_goals < 3:
         raise ValueError(f"n_goals must be at least 3 (one per rewrite kind), got {n_goals}")
+    if missing_target != "strict":  # the same tasks; only what Missing Target hides differs
+        strict = build_dataset(seed, n_products, n_goals)
+        return WebDataset(strict.catalogue, strict.tasks, seed=seed, missing_target=missing_target)
     catalogue = generated_catalogue(seed, n_products)
     goals = make_goals(catalogue, seed, n_goals)
-    return WebDataset(catalogue, make_tasks(catalogue, goals, seed), seed=seed)
+    written = authored_rewrites(seed, n_products, n_goals)
+    return WebDataset(catalogue, make_tasks(catalogue, goals, seed, written=written), seed=seed)

@@ -11,9 +11,10 @@ from agentabstain_gym.core.fingerprint import file_digest
 from agentabstain_gym.core.search_index import SearchIndex
 from agentabstain_gym.core.task import Task
 from agentabstain_gym.envs.web import pages
-from agentabstain_gym.envs.web.catalogue import Product
+from agentabstain_gym.envs.web.catalogue import DEFAULT_PRODUCTS, Product
 from agentabstain_gym.envs.web.custom import CUSTOM_KEYS, custom_task, load_tasks_file
-from agentabstain_gym.envs.web.dataset import MISSING_TARGET, Derived, WebDataset, build_dataset
+from agentabstain_gym.envs.web.dataset import MISSING_TARGET, Derived, WebDataset, build_dataset, check_mode
+from agentabstain_gym.envs.web.grounding import ground
 from agentabstain_gym.envs.web.loader import load_webshop
 from agentabstain_gym.envs.web.matching import Goal, score_purchase
 
@@ -61,10 +62,14 @@ class AbstainWebShopEnv(AbstainEnv):
     has ``info["abstention"]``, the episode record (outcome, ``w``, ``tau``, evidence turn, purchase...).
 
     ## Arguments
-    ``data_seed`` (catalogue and tasks; default 0), ``n_products`` (1,000; up to 1,000,000), ``n_goals`` (500),
-    ``observation_mode``, ``max_turns``, ``split``, ``tasks_file`` (JSONL of your own tasks, run against the
-    store), ``products_file`` / ``attributes_file`` / ``goals_file`` (WebShop's ``items_shuffle*.json``,
-    ``items_ins_v2*.json`` and human goals, instead of the generated store), ``render_mode``.
+    ``data_seed`` (catalogue and tasks; default 0), ``n_products`` (5,000, so every product type has some; up to
+    1,000,000), ``n_goals`` (500),
+    ``observation_mode``, ``max_turns``, ``split``, ``tasks_file`` (your own tasks, the paper's instruction-set
+    rows or WebShop's goals, run against the store; each request's goal is grounded in it: a product meeting it,
+    near misses beside it), ``products_file`` / ``attributes_file`` / ``goals_file`` (WebShop's
+    ``items_shuffle*.json``, ``items_ins_v2*.json`` and human goals, instead of the generated store),
+    ``missing_target`` (``"strict"``: hide every product that could earn 1.0; ``"paper"``: only the target, as the
+    paper's release), ``render_mode``.
 
     ## Version History
     * v0: initial release.
@@ -75,17 +80,18 @@ class AbstainWebShopEnv(AbstainEnv):
     default_max_turns = 10
     extra_reset_options = tuple(k for k in CUSTOM_KEYS if k != "category")
 
-    def __init__(self, *, data_seed: int = 0, n_products: int = 1000, n_goals: int = 500,
+    def __init__(self, *, data_seed: int = 0, n_products: int = DEFAULT_PRODUCTS, n_goals: int = 500,
                  observation_mode: str = "text", split: str | None = None, max_turns: int | None = None,
                  tasks_file: str | None = None, products_file: str | None = None,
                  attributes_file: str | None = None, goals_file: str | None = None,
-                 render_mode: str | None = None) -> None:
+                 missing_target: str = "strict", render_mode: str | None = None) -> None:
         super().__init__(max_turns=max_turns, split=split, render_mode=render_mode)
         if observation_mode not in pages.OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {pages.OBSERVATION_MODES}, got {observation_mode!r}")
         if products_file is None and (attributes_file is not None or goals_file is not None):
             raise ValueError("attributes_file and goals_file need products_file")
         self.data_seed, self.n_products, self.n_goals = data_seed, n_products, n_goals
+        self.missing_target = check_mode(missing_target)
         self.observation_mode = observation_mode
         self.tasks_file, self.products_file = tasks_file, products_file
         self.attributes_file, self.goals_file = attributes_file, goals_file
@@ -96,12 +102,14 @@ class AbstainWebShopEnv(AbstainEnv):
 
     def _load_data(self) -> None:
         if self.products_file is not None:
-            self._dataset: WebDataset = load_webshop(self.products_file, self.attributes_file, self.goals_file,
-                                                     seed=self.data_seed)
+            base: WebDataset = load_webshop(self.products_file, self.attributes_file, self.goals_file,
+                                            seed=self.data_seed, missing_target=self.missing_target)
         else:
-            self._dataset = build_dataset(self.data_seed, self.n_products, self.n_goals)
-        self._task_list = (tuple(load_tasks_file(self.tasks_file)) if self.tasks_file is not None
-                           else self._dataset.tasks)
+            base = build_dataset(self.data_seed, self.n_products, self.n_goals, self.missing_target)
+        # a task file's goals are grounded in the store: a product that meets each, near misses beside it
+        self._dataset = (ground(base, load_tasks_file(self.tasks_file), self.missing_target)
+                         if self.tasks_file is not None else base)
+        self._task_list = self._dataset.tasks
         # every task's goal and hidden set, now rather than at its first reset (where the catalogue scan of a
         # Missing Target task made that reset slower than its twin's); keyed by id, checked by identity
         self._derived: dict[str, tuple[Task, Derived]] = {t.task_id: (t, self._dataset.derive(t))

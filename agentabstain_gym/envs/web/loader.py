@@ -184,7 +184,7 @@ def _ptype(catalogue: LoadedCatalogue, spec: GoalSpec) -> ProductType:
 
 
 def load_webshop(products_file: str | Path, attributes_file: str | Path | None = None,
-                 goals_file: str | Path | None = None, *, seed: int = 0) -> WebDataset:
+                 goals_file: str | Path | None = None, *, seed: int = 0, missing_target: str = "strict") -> WebDataset:
     """A dataset from WebShop files: their products, their goals as solvable tasks, and an abstain twin each."""
     path = Path(products_file)
     records = _read_json(path, "product")
@@ -204,4 +204,5 @@ def load_webshop(products_file: str | Path, attributes_file: str | Path | None =
     if len(goals) < 3:
         raise ValueError(f"{path}: need at least 3 goals (from a goals file or instructions in the attribute "
                          f"file), found {len(goals)}")
-    return WebDataset(catalogue, make_tasks(catalogue, goals, seed, lambda s: _ptype(catalogue, s)), seed=seed)
+    return WebDataset(catalogue, make_tasks(catalogue, goals, seed, lambda s: _ptype(catalogue, s)), seed=seed,
+                      missing_target=missing_target)

@@ -1,11 +1,12 @@
 """The scripted shopper of AbstainWebShop-v0: reads the instruction, searches, compares, checks, buys.
 
 It sees only what any agent sees (the page and ``info``), never the task's label or goal. It knows the store's
-vocabulary (product types, attribute phrases, option values), as a shopper knows what a shop sells. It abstains
-(when ``abstain=True``) on cues it reads in the instruction: no product type named, a taste word, a price window
-that is empty, an option no product of the type has, a property denied by another part of the request; and after
-searching, when no product it checks meets the request. It is a good baseline, not an oracle: its cue lists are
-its own and miss some wordings, and it checks at most a few products.
+vocabulary (product types, attribute phrases, option values), as a shopper knows what a shop sells, and reads
+requests with :mod:`agentabstain_gym.envs.web.reading`: a product it does not know is searched for like any other.
+It abstains (when ``abstain=True``) on what the request itself shows (requirements that exclude each other, an empty
+price window, a size or price no such product has, taste, context only the shopper knows, no product named at all)
+and, after searching, when no product it checks meets the request. It is a good baseline, not an oracle: its cue
+lists are its own and miss some wordings, and it checks at most a few products.
 """
 
 from __future__ import annotations
@@ -14,28 +15,25 @@ import re
 from typing import Any
 
 from agentabstain_gym.envs.web.pages import SEP, extract_text
-from agentabstain_gym.envs.web.vocab import ProductType, product_types
+from agentabstain_gym.envs.web.reading import Reading, read_request
+from agentabstain_gym.envs.web.vocab import ProductType
 
 _ASIN = re.compile(r"\AB0[0-9A-Z]{8}\Z")
 _PRICE = re.compile(r"\A\$([0-9]+(?:\.[0-9]+)?)\Z")
-_CAP = re.compile(r"(?:lower than|less than|under|below|budget is)\s+\$?([0-9]+(?:\.[0-9]+)?)")
-_FLOOR = re.compile(r"(?:above|at least|more than|over)\s+\$?([0-9]+(?:\.[0-9]+)?)")
-#: Words of taste: no page can say whether a product has them.
-_TASTE = re.compile(r"\b(would love|really love|compliment\w*|impress\w*|charming|classy|cool|luxur\w*|stylish|"
-                    r"personality|my style|happy|nicest|prettiest|elegant|feels? right|flashy|first impression|"
-                    r"gorgeous|beautiful|vibe)\b")
-#: "X free" denied by X elsewhere in the request, and a few properties that exclude each other.
-_OPPOSITES = ((r"\bsleeveless\b|\bshort sleeve\b", r"\blong sleeves?\b"), (r"\bvegan\b", r"\b(beeswax|honey|milk|gelatin)\b"),
-              (r"\borganic\b", r"\bpesticides?\b"), (r"\bwaterproof\b", r"\bpaper\b"), (r"\bfat free\b", r"\b(cream|butter)\b"),
-              (r"\blightweight\b", r"\bpounds\b"), (r"\bdecaf\b", r"\bcaffeine\b"), (r"\bfragrance free\b", r"\bperfume\b"),
-              (r"\boil free\b", r"\boil\b.*\boil\b"), (r"\bunscented\b", r"\bsmell\b"))
+_MONEY = re.compile(r"\$\s*\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s*(?:dollars?|bucks|usd)\b")
 _NAV = {"back to search", "< prev", "next >", "description", "features", "reviews", "buy now", "search"}
+_ARTICLES = frozenset({"a", "an", "the", "some"})
 
 
 def _text(observation: str) -> str:
     if observation.lstrip().startswith("<!DOCTYPE") or observation.lstrip().startswith("<html"):
         return extract_text(observation)
     return re.sub(r"\[/?(?:clicked )?button_?\] ?| ?\[(?:clicked )?button_\]", "", observation)
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    phrase = phrase.lower()
+    return phrase in text and re.search(r"(?<![\w.])" + re.escape(phrase) + r"(?![\w.])", text) is not None
 
 
 class HeuristicWebSolver:
@@ -46,19 +44,16 @@ class HeuristicWebSolver:
     def __init__(self, abstain: bool = True, max_checks: int = 3) -> None:
         self.abstain_enabled = abstain
         self.max_checks = max_checks
-        self._types = sorted(product_types(), key=lambda t: -len(t.name))
-        # a tuple, longest first: the abstain reason names the first foreign value found, and iterating a set of
-        # strings would make that depend on the process's hash seed (records differed between --workers 1 and 2)
-        self._all_values = tuple(sorted({v for t in self._types for vs in t.values for v in vs},
-                                        key=lambda v: (-len(v), v)))
         self.reset()
 
     def reset(self) -> None:
         self.instruction = ""
+        self.reading: Reading | None = None
         self.ptype: ProductType | None = None
         self.attrs: list[str] = []
         self.options: list[str] = []
         self.cap: float | None = None
+        self.words: list[str] = []
         self.tried: set[str] = set()
         self.current: str | None = None
         self.picked: list[str] = []
@@ -69,44 +64,18 @@ class HeuristicWebSolver:
 
     # ----- reading the request -----------------------------------------------------------------------------------
     def read(self, instruction: str) -> None:
-        text = instruction.lower()
-        self.instruction = text
-        self.ptype = next((t for t in self._types if re.search(rf"\b{re.escape(t.name)}\b", text)), None)
-        caps = [float(m) for m in _CAP.findall(text)]
-        self.cap = min(caps) if caps else None
-        if self.ptype is not None:
-            self.attrs = [a for a in self.ptype.attributes if re.search(rf"(?<!\w){re.escape(a)}(?!\w)", text)]
-            values = sorted((v for vs in self.ptype.values for v in vs), key=len, reverse=True)
-            rest = text
-            for a in self.attrs:  # "clear back" is an attribute, not the colour "clear"
-                rest = rest.replace(a, " ")
-            for v in values:
-                if re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", rest):
-                    self.options.append(v)
-                    rest = rest.replace(v, " ")
+        self.reading = read_request(instruction)
+        self.instruction = self.reading.text
+        self.ptype = self.reading.ptype
+        self.attrs = list(self.reading.attrs)
+        self.options = list(self.reading.options)
+        self.cap = self.reading.cap
+        # the product's own words, for telling its results from others' when the store's types do not name it
+        self.words = [w for w in re.findall(r"[a-z0-9']+", self.reading.phrase) if w not in _ARTICLES]
 
     def request_cue(self) -> str | None:
         """Why the request alone cannot be served, or None."""
-        text = self.instruction
-        if self.ptype is None:
-            return "the request does not say what kind of product to buy"
-        if _TASTE.search(text):
-            return "the request turns on personal taste that no product page can confirm"
-        floors = [float(m) for m in _FLOOR.findall(text)]
-        if floors and self.cap is not None and max(floors) >= self.cap:
-            return f"no price is above {max(floors):.2f} and below {self.cap:.2f} dollars"
-        own = {v for vs in self.ptype.values for v in vs}
-        foreign = [v for v in self._all_values if v not in own and any(c.isdigit() for c in v)
-                   and re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", text)]
-        if foreign and not any(v in o for v in foreign for o in self.options):
-            return f"a {self.ptype.name} does not come as {foreign[0]}"
-        for m in re.finditer(r"\b(\w+) free\b", text):
-            if re.search(rf"\b{m.group(1)}\b", text[: m.start()] + text[m.end():]):
-                return f"'{m.group(0)}' is denied elsewhere in the request"
-        for first, second in _OPPOSITES:
-            if re.search(first, text) and re.search(second, text):
-                return "two parts of the request exclude each other"
-        return None
+        return self.reading.cue if self.reading is not None else None
 
     # ----- acting ------------------------------------------------------------------------------------------------
     def _stop(self, reason: str, fallback: str) -> str:
@@ -134,8 +103,8 @@ class HeuristicWebSolver:
         return self._on_results(parts, clickables, left)
 
     def _query(self) -> str:
-        if self.ptype is None:
-            return re.sub(r"[^\w\s.]", " ", self.instruction)[:200]
+        if self.ptype is None:  # the request in its own words, without the budget
+            return " ".join(re.sub(r"[^\w\s.'-]", " ", _MONEY.sub(" ", self.instruction)).split())[:200]
         return " ".join([self.ptype.name, *self.attrs, *self.options])
 
     def _on_results(self, parts: list[str], clickables: list[str], left: int) -> str:
@@ -161,10 +130,14 @@ class HeuristicWebSolver:
         return f"click[{best[2]}]"
 
     def _title_score(self, title: str) -> float:
+        """Is this result the kind of product asked for? Among those, the search's own order (it ranks by every
+        word of the query, attributes and options included) beats counting attributes in titles, which show few."""
         score = 0.0
         if self.ptype is not None and any(n.lower() in title for n in self.ptype.nouns):
             score += 3
-        score += sum(1 for a in self.attrs if a in title)
+        elif self.ptype is None and self.words:  # its head word (without it, another product), then its others
+            head = re.search(rf"\b{re.escape(self.words[-1])}", title) is not None
+            score += (3 if head else -5) + sum(w in title for w in self.words[:-1]) / len(self.words)
         return score
 
     def _on_item(self, parts: list[str], clickables: list[str], left: int) -> str:
@@ -175,6 +148,8 @@ class HeuristicWebSolver:
         price = float(body[end][8:]) if end < len(body) else 0.0
         self.confirmed |= {a for a in self.attrs if a in title}
         values = [c for c in clickables if c not in _NAV]
+        if self.ptype is None and not self.picked:  # the product's own options that the request names
+            self.options = [v for v in values if _mentions(self.instruction, v)]
         missing_opts = [o for o in self.options if o not in values]
         bad = bool(missing_opts) or (self.cap is not None and price > self.cap) or self.rejected
         if bad:
@@ -184,9 +159,15 @@ class HeuristicWebSolver:
             return "click[< prev]"
         unconfirmed = [a for a in self.attrs if a not in self.confirmed]
         to_pick = [o for o in self.options if o not in self.picked]
-        if unconfirmed and not self.checked_features and left > len(to_pick) + 3:
-            self.checked_features = True
-            return "click[features]"
+        if unconfirmed and not self.checked_features:
+            if left >= len(to_pick) + 3:  # features, back, the options, buy
+                self.checked_features = True
+                return "click[features]"
+            # no turns left to check what the title does not show: after other products fell short, a product that
+            # may fall short too is no purchase; as the first one checked, it is the store's best guess
+            if self.tried:
+                return self._stop("no product checked in time meets every requirement", f"click[{to_pick[0]}]"
+                                  if to_pick else "click[buy now]")
         if to_pick:
             self.picked.append(to_pick[0])
             return f"click[{to_pick[0]}]"
