@@ -316,7 +316,7 @@ def write_outputs(result: dict[str, Any], out_dir: str | Path) -> list[Path]:
 # ----- command line (``abstain-gym convolve``; also ``python -m agentabstain_gym.convolve``) ------------------------
 def add_arguments(parser: Any) -> None:
     """The ``convolve`` options, for the CLI owner to mount under a sub-command."""
-    parser.add_argument("--env", default="AbstainWebShop-v0", help="env id (default AbstainWebShop-v0, the paper's "
+    parser.add_argument("--env", default="AbstainWebShop-v1", help="env id (default AbstainWebShop-v1, the paper's "
                         "setting; AbstainQA-v0 and AbstainTools-v0 work too)")
     parser.add_argument("--agent", default="never-abstain", help="never-abstain | rules | llm | module:Class")
     parser.add_argument("--reflector", default="miner", choices=list(REFLECTORS),

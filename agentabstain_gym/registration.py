@@ -11,9 +11,9 @@ from agentabstain_gym.envs.tools.catalog import sandbox_names as tool_sandbox_na
 _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainQA-v0": ("agentabstain_gym.envs.qa.env:AbstainQAEnv", {}),
     "AbstainQA-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainQA-v0"}),
-    "AbstainWebShop-v0": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
-    "AbstainWebShop-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainWebShop-v0"}),
-    "AbstainWebShop-Discrete-v0": ("agentabstain_gym.wrappers.rl.discrete:DiscreteActionEnv", {"env_id": "AbstainWebShop-v0"}),
+    "AbstainWebShop-v1": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
+    "AbstainWebShop-Stop-v1": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainWebShop-v1"}),
+    "AbstainWebShop-Discrete-v1": ("agentabstain_gym.wrappers.rl.discrete:DiscreteActionEnv", {"env_id": "AbstainWebShop-v1"}),
     "AbstainTerminal-v0": ("agentabstain_gym.envs.terminal.env:AbstainTerminalEnv", {}),
     "AbstainTerminal-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv",
                                 {"env_id": "AbstainTerminal-v0"}),
@@ -28,7 +28,7 @@ _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:Absta
 #: ``default_max_turns``, which a test keeps equal), a Stop or Discrete form inheriting its family's. The env's own
 #: budget stays authoritative: :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit` keeps this limit from
 #: cutting an episode that ``max_turns=`` or a task's own budget allows to run longer.
-FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v0": 10, "AbstainTerminal-v0": 20,
+FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v1": 10, "AbstainTerminal-v0": 20,
                                     "AbstainTools-v0": 30}
 #: Ids whose episodes depend on more than the seed and the actions: the terminal runs real commands in a sandbox
 #: (``date``, ``$RANDOM`` and process ids differ between runs), so Gymnasium's ``nondeterministic`` flag is set.

@@ -229,7 +229,7 @@ def start_server(session: Session, host: str = "127.0.0.1", port: int = 3000) ->
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from agentabstain_gym.cli import nonnegative_int
 
-    parser.add_argument("env", help="a web-shop env id, e.g. AbstainWebShop-v0")
+    parser.add_argument("env", help="a web-shop env id, e.g. AbstainWebShop-v1")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=nonnegative_int, default=3000, help="port (default 3000; 0: any free port)")
     parser.add_argument("--task-id", default=None, help="the first task (default: the next task of the split)")
@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C; an episode left unfinished is recorded as an agent error, as in ``mcp``."""
     if not str(args.env).startswith(WEB_PREFIX):
         print(f"abstain-gym: error: serve shows web-shop pages; {args.env} is not a web-shop id "
-              "(try AbstainWebShop-v0, or `abstain-gym play` for the other families)", file=sys.stderr)
+              "(try AbstainWebShop-v1, or `abstain-gym play` for the other families)", file=sys.stderr)
         return 2
     try:
         session = Session(args.env, split=args.split, seed=args.seed, agent=args.agent_name, out=args.out,

@@ -152,7 +152,7 @@ def bench_ray(size: int) -> None:
     except ImportError:
         print("ray: not installed (pip install 'agentabstain-gym[ray]'); section skipped")
         return
-    episodes = [e for env_id in ("AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0")
+    episodes = [e for env_id in ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0")
                 for e in _episodes(env_id, size)]
     pool_rate = _rate(episodes, workers=2)
     t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0 speed and memory: click and search steps/s beside CartPole, search latency of our index beside
+"""AbstainWebShop-v1 speed and memory: click and search steps/s beside CartPole, search latency of our index beside
 rank-bm25 at 1k / 100k / 1M products, reset latency, and the memory of 1 vs 8 envs in one process.
 
 Run: ``python benchmarks/bench_web.py`` (rank-bm25 comes with the ``test`` extra; about 3 minutes with 1M).
@@ -104,7 +104,7 @@ def rss():
             return int(line.split()[1]) / 1024
 n, size = int(sys.argv[1]), int(sys.argv[2])
 base = rss()
-envs = [gym.make('AbstainWebShop-v0', n_products=size) for _ in range(n)]
+envs = [gym.make('AbstainWebShop-v1', n_products=size) for _ in range(n)]
 for i, e in enumerate(envs):
     _, info = e.reset(seed=i)
     e.step('search[' + info['instruction'] + ']')
@@ -147,7 +147,7 @@ def main() -> None:
         queries = [t.instruction for t in dataset.tasks]
         row.update(search_latency(dataset.catalogue, queries, size <= args.bm25_max, 50 if size > 10_000 else 200))
         t0 = time.perf_counter()
-        env = gym.make("AbstainWebShop-v0", n_products=size, max_turns=100)
+        env = gym.make("AbstainWebShop-v1", n_products=size, max_turns=100)
         _ = env.unwrapped.index  # the first env of a process opens the shared index (timed apart from the steps)
         row["first_env_s"] = time.perf_counter() - t0
         row.update(click_and_search_rates(env, queries, args.episodes if size <= 100_000 else args.episodes // 3))

@@ -96,7 +96,7 @@ def records(family: str) -> tuple[dict[str, Any], ...]:
     if family == "qa":
         return tuple(_play("AbstainQA-v0", "heuristic", 4))
     if family == "web":
-        return tuple(_play("AbstainWebShop-v0", "heuristic", 3))
+        return tuple(_play("AbstainWebShop-v1", "heuristic", 3))
     if family == "terminal":
         from conftest import require_backend
 

@@ -33,7 +33,7 @@ def records(path: Path) -> list[dict]:
 
 def test_eval_runs_a_web_task_file_with_env_kwargs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs.jsonl"
-    code = main(["eval", "AbstainWebShop-v0", "--tasks", str(WEB_ROWS), "--agent", "never-abstain", "--quiet",
+    code = main(["eval", "AbstainWebShop-v1", "--tasks", str(WEB_ROWS), "--agent", "never-abstain", "--quiet",
                  "--out", str(out), "--env-kwargs", '{"max_turns": 4, "missing_target": "paper"}'])
     assert code == 0
     got = records(out)
@@ -76,14 +76,14 @@ def test_eval_tasks_works_for_qa_terminal_and_tools(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("argv", "needle"), [
     (["--tasks", str(WEB_ROWS), "AbstainQA-v0"], "AbstainQA-v0: questions_file and corpus_file go together"),
-    (["--tasks", str(WEB_ROWS), "AbstainQA-v0", "AbstainWebShop-v0"], "give exactly one env id"),
-    (["--tasks", "no/such/file.jsonl", "AbstainWebShop-v0"], "--tasks: no such file or folder"),
-    (["--tasks", str(TERMINAL), "AbstainWebShop-v0"], "AbstainWebShop-v0: "),
-    (["--env-kwargs", "{max_turns: 3}", "AbstainWebShop-v0"], "--env-kwargs is not valid JSON"),
-    (["--env-kwargs", "[3]", "AbstainWebShop-v0"], "--env-kwargs must be a JSON object"),
-    (["--env-kwargs", '{"max_turn": 3}', "AbstainWebShop-v0"], "AbstainWebShop-v0 takes no max_turn; it takes"),
-    (["--env-kwargs", '{"missing_target": "loose"}', "AbstainWebShop-v0"], "missing_target must be one of"),
-    (["--env-kwargs", json.dumps({"tasks_file": str(WEB_ROWS)}), "--tasks", str(WEB_ROWS), "AbstainWebShop-v0"],
+    (["--tasks", str(WEB_ROWS), "AbstainQA-v0", "AbstainWebShop-v1"], "give exactly one env id"),
+    (["--tasks", "no/such/file.jsonl", "AbstainWebShop-v1"], "--tasks: no such file or folder"),
+    (["--tasks", str(TERMINAL), "AbstainWebShop-v1"], "AbstainWebShop-v1: "),
+    (["--env-kwargs", "{max_turns: 3}", "AbstainWebShop-v1"], "--env-kwargs is not valid JSON"),
+    (["--env-kwargs", "[3]", "AbstainWebShop-v1"], "--env-kwargs must be a JSON object"),
+    (["--env-kwargs", '{"max_turn": 3}', "AbstainWebShop-v1"], "AbstainWebShop-v1 takes no max_turn; it takes"),
+    (["--env-kwargs", '{"missing_target": "loose"}', "AbstainWebShop-v1"], "missing_target must be one of"),
+    (["--env-kwargs", json.dumps({"tasks_file": str(WEB_ROWS)}), "--tasks", str(WEB_ROWS), "AbstainWebShop-v1"],
      "--tasks and --env-kwargs both give tasks_file"),
 ])
 def test_misuse_is_one_line(argv: list[str], needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

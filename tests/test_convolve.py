@@ -1,6 +1,6 @@
 """The CONVOLVE protocol: the paper's split, a deterministic miner run reproducible byte for byte, and the
 improvement of executable stops over the scripted baselines on the held-out tasks of AbstainQA-v0 and of the paper's
-AbstainWebShop-v0 (over-abstention on their solvable twins at most 5 points above the base)."""
+AbstainWebShop-v1 (over-abstention on their solvable twins at most 5 points above the base)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def results() -> dict:
 
 @pytest.fixture(scope="module")
 def web_results() -> dict:
-    return {agent: run_convolve(ConvolveConfig(env_id="AbstainWebShop-v0", agent=agent, seed=0))
+    return {agent: run_convolve(ConvolveConfig(env_id="AbstainWebShop-v1", agent=agent, seed=0))
             for agent in ("never-abstain", "rules")}
 
 
@@ -104,9 +104,9 @@ def test_cli_rejects_unknown_names(capsys) -> None:
     assert main(["--agent", "wizard"]) == 2
 
 
-@pytest.mark.skipif("AbstainWebShop-v0" not in agentabstain_gym.ENV_IDS, reason="the web family is not registered")
+@pytest.mark.skipif("AbstainWebShop-v1" not in agentabstain_gym.ENV_IDS, reason="the web family is not registered")
 def test_protocol_split_on_the_web_shop() -> None:
-    tasks = list(gym.make("AbstainWebShop-v0").unwrapped.tasks())
+    tasks = list(gym.make("AbstainWebShop-v1").unwrapped.tasks())
     splits = protocol_split(tasks, seed=0)
     assert [len(splits[k]) for k in ("train", "val", "heldout")] == [20, 8, 101]
     assert sorted(Counter(t.category for t in splits["train"]).values()) == [5, 5, 5, 5]

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ENV_IDS = ["AbstainWebShop-v0", "AbstainQA-v0", "AbstainTools-v0"]  # terminal excluded: its episodes are slow
+ENV_IDS = ["AbstainWebShop-v1", "AbstainQA-v0", "AbstainTools-v0"]  # terminal excluded: its episodes are slow
 EPISODES = 200  # per env id: the whole web and QA test splits, 200 tool-sandbox tasks
 #: The only wall-clock value the package produces is a stopping-rule decision's ``elapsed_seconds``; no record of
 #: these runs holds one today, so in practice the lines are compared exactly as written.

@@ -26,7 +26,7 @@ from agentabstain_gym.runner import run_episode
 
 PINNED = Path(__file__).parent / "data" / "fingerprints.json"
 PACKAGE = Path(agentabstain_gym.__file__).parent
-FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0", "AbstainTerminal-v0")
+FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v0")
 
 
 def test_registered_fingerprints_are_pinned() -> None:
@@ -83,10 +83,10 @@ def test_terminal_fingerprint_reads_the_scripts_not_the_folder_location(tmp_path
 
 
 def test_the_same_fingerprint_in_another_process_with_another_hash_seed() -> None:
-    code = "import gymnasium as gym, agentabstain_gym; print(gym.make('AbstainWebShop-v0').unwrapped.fingerprint)"
+    code = "import gymnasium as gym, agentabstain_gym; print(gym.make('AbstainWebShop-v1').unwrapped.fingerprint)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**_env(), "PYTHONHASHSEED": "12345"})
-    assert out.stdout.strip() == fingerprints.read_pinned(PINNED)["AbstainWebShop-v0"]
+    assert out.stdout.strip() == fingerprints.read_pinned(PINNED)["AbstainWebShop-v1"]
 
 
 def _env() -> dict[str, str]:
@@ -112,7 +112,7 @@ def test_every_record_carries_its_env_fingerprint(env_id: str) -> None:
 
 
 def test_a_task_from_reset_options_has_no_fingerprint_and_a_failure_record_has_one() -> None:
-    env = gym.make("AbstainWebShop-v0")
+    env = gym.make("AbstainWebShop-v1")
     env.reset(seed=0, options={"instruction": "Buy me something nice.", "should_abstain": True})
     assert env.step("abstain[vague]")[4]["abstention"]["fingerprint"] is None
     task_id = env.unwrapped.tasks()[0].task_id

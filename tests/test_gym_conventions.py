@@ -37,7 +37,7 @@ PACKAGE = Path(agentabstain_gym.__file__).parent
 SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Starting State", "Episode End",
             "Arguments", "Version History")
 #: An action of each family that never ends an episode (an empty search, an unknown tool, a no-op command).
-BUSY = {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v0": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
+BUSY = {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v1": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
         "AbstainTerminal-v0": "true"}
 
 
@@ -94,8 +94,8 @@ def test_truncation_at_the_registered_horizon_keeps_an_untagged_record(env_id: s
         env.close()
 
 
-@pytest.mark.parametrize("env_id", ["AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0",
-                                    "AbstainWebShop-Discrete-v0"])
+@pytest.mark.parametrize("env_id", ["AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0",
+                                    "AbstainWebShop-Discrete-v1"])
 def test_a_budget_above_the_registered_horizon_is_obeyed(env_id: str) -> None:
     budget = gym.spec(env_id).max_episode_steps + 3
     kwargs = {"max_turns": budget} if env_id in agentabstain_gym.ENV_IDS else {"env_kwargs": {"max_turns": budget}}
@@ -167,9 +167,9 @@ def _wrapped(name: str) -> tuple[gym.Env, list[Any]]:
     if name == "KeepRecordOnTimeLimit":
         return KeepRecordOnTimeLimit(TimeLimit(qa, 2)), qa_actions[:2]
     qa.close()
-    web = gym.make("AbstainWebShop-v0")
+    web = gym.make("AbstainWebShop-v1")
     if name == "DiscreteActions":
-        return DiscreteActions(web, n_actions=6, solver=make_agent("never-abstain", "AbstainWebShop-v0")), [1, 2, 0]
+        return DiscreteActions(web, n_actions=6, solver=make_agent("never-abstain", "AbstainWebShop-v1")), [1, 2, 0]
     if name == "HashedTextObservation":
         return HashedTextObservation(web, dim=16), ["search[shirt]", "abstain[x]"]
     raise KeyError(name)

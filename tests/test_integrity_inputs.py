@@ -246,7 +246,7 @@ def test_nonfinite_numbers_are_refused() -> None:
         assert isinstance(parsed, ActionError) and "finite" in parsed.message
 
 
-@pytest.mark.parametrize("env_id", ["AbstainQA-v0", "AbstainWebShop-v0", TOOLS_ID])
+@pytest.mark.parametrize("env_id", ["AbstainQA-v0", "AbstainWebShop-v1", TOOLS_ID])
 def test_surrogates_and_nul_in_an_action_are_explained(env_id: str) -> None:
     verb = "respond" if env_id == TOOLS_ID else "search"
     cases = [("abstain[\ud800]", "lone surrogate (U+D800 at character 8)"),

@@ -68,7 +68,7 @@ def test_task_ids_have_one_shape_for_both_sides(env_id: str) -> None:
 
 # ----- environment-based tasks start exactly like their twins ---------------------------------------------------------
 #: (env id, category) whose abstain reason lies in the world, with a solvable twin of the same pair.
-WORLD_BASED = (("AbstainWebShop-v0", "missing_target"), ("AbstainQA-v0", "answer_unknown"),
+WORLD_BASED = (("AbstainWebShop-v1", "missing_target"), ("AbstainQA-v0", "answer_unknown"),
                ("AbstainQA-v0", "underspecified_context"))
 
 
@@ -122,7 +122,7 @@ def test_first_reset_runs_the_same_code_as_the_twins(env_id: str, category: str)
 def test_missing_target_starts_on_its_twins_page(mode: str) -> None:
     """The first observation and info of a Missing Target task are its twin's (same instruction, same page), so
     nothing in them depends on the hidden products."""
-    env = gym.make("AbstainWebShop-v0", observation_mode=mode)
+    env = gym.make("AbstainWebShop-v1", observation_mode=mode)
     pairs = twin_pairs(env, "missing_target")
     assert len(pairs) == 251
     for task, twin in pairs:

@@ -30,7 +30,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 #: (env id, category) of every environment- or context-based category; tool categories are found by location.
 CASES: tuple[tuple[str, str], ...] = (
-    ("AbstainWebShop-v0", "missing_target"),
+    ("AbstainWebShop-v1", "missing_target"),
     ("AbstainQA-v0", "answer_unknown"),
     ("AbstainQA-v0", "underspecified_context"),
     ("AbstainTerminal-v0", "missing_prerequisite"),

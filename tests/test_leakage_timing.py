@@ -83,7 +83,7 @@ def within(a: float, b: float) -> bool:
     return max(a, b) <= MAX_RATIO * min(a, b)
 
 
-@pytest.mark.parametrize("env_id,category", [("AbstainWebShop-v0", "missing_target"),
+@pytest.mark.parametrize("env_id,category", [("AbstainWebShop-v1", "missing_target"),
                                              ("AbstainQA-v0", "answer_unknown"),
                                              ("AbstainQA-v0", "underspecified_context")])
 def test_reset_takes_as_long_as_the_twins(env_id: str, category: str) -> None:

@@ -109,7 +109,7 @@ def terminal_script(client: Client, first: Any) -> Any:
 
 FAMILIES: dict[str, tuple[str, Callable[[Client, Any], Any]]] = {
     "qa": ("AbstainQA-v0", qa_script),
-    "web": ("AbstainWebShop-v0", web_script),
+    "web": ("AbstainWebShop-v1", web_script),
     "tools": ("AbstainTools/RetailOrders-v0", tools_script),
     "terminal": ("AbstainTerminal-v0", terminal_script),
 }

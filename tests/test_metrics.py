@@ -35,7 +35,7 @@ def rec(
     outcome = classify(should_abstain, w, tau, task_passed)
     n = next(_COUNTER)
     return EpisodeRecord(
-        env_id="AbstainWebShop-v0", family=family, task_id=f"t{n}", pair_id=pair_id, split="test",
+        env_id="AbstainWebShop-v1", family=family, task_id=f"t{n}", pair_id=pair_id, split="test",
         category=category or ("missing_target" if should_abstain else "answerable"), scenario=scenario,
         should_abstain=should_abstain, w=w, tau=tau, evidence_turn=evidence_turn,
         turns=tau if tau is not None else max_turns, outcome=outcome, success=side_correct(outcome),

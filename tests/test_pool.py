@@ -81,7 +81,7 @@ def test_enough_work_starts_the_pool_with_the_same_records(tmp_path: Path, start
     # the decision is timed (test_the_decision_rule checks the rule); on a loaded machine the timing may say "not
     # worth it", so it is fixed here: this test is about the pool's records
     monkeypatch.setattr(pool, "worth_starting", lambda *args, **kwargs: True)
-    config = EvalConfig(env_ids=[ENV, "AbstainWebShop-v0"], agents=[agent_file(tmp_path), "heuristic"], split=None,
+    config = EvalConfig(env_ids=[ENV, "AbstainWebShop-v1"], agents=[agent_file(tmp_path), "heuristic"], split=None,
                         episodes=30)
     pooled = evaluate(config, workers=2)
     assert len(started) == 1  # this process is the other worker

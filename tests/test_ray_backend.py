@@ -25,7 +25,7 @@ try:
 except ImportError:  # pragma: no cover - CI installs the extra
     skip_or_fail("ray is not installed (pip install ray)", allow_module_level=True)
 
-ENVS = ["AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0"]
+ENVS = ["AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0"]
 
 
 @pytest.fixture(scope="module")

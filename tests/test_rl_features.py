@@ -49,7 +49,7 @@ class RelabelledQA(AbstainQAEnv):
 
 
 class RelabelledWeb(AbstainWebShopEnv):
-    """AbstainWebShop-v0 with every label flipped (the store still hides what each task's variant hides)."""
+    """AbstainWebShop-v1 with every label flipped (the store still hides what each task's variant hides)."""
 
     def _tasks(self) -> tuple[Task, ...]:
         return tuple(relabel(t, keep_category=True) for t in super()._tasks())
@@ -69,7 +69,7 @@ class RelabelledTools(AbstainToolsEnv):
         return tuple(relabel(t, keep_category=True) for t in super()._tasks())
 
 
-RELABELLED = {"AbstainQA-v0": "TestRelabelledQA-v0", "AbstainWebShop-v0": "TestRelabelledWeb-v0",
+RELABELLED = {"AbstainQA-v0": "TestRelabelledQA-v0", "AbstainWebShop-v1": "TestRelabelledWeb-v0",
               "AbstainTerminal-v0": "TestRelabelledTerminal-v0", "AbstainTools-v0": "TestRelabelledTools-v0"}
 for _cls, _id in ((RelabelledQA, "TestRelabelledQA-v0"), (RelabelledWeb, "TestRelabelledWeb-v0"),
                   (RelabelledTerminal, "TestRelabelledTerminal-v0"), (RelabelledTools, "TestRelabelledTools-v0")):

@@ -21,7 +21,7 @@ import agentabstain_gym  # noqa: F401 - registers the ids
 from agentabstain_gym.mcp_server import Session
 from agentabstain_gym.serve import start_server
 
-ENV_ID = "AbstainWebShop-v0"
+ENV_ID = "AbstainWebShop-v1"
 
 
 def _solvable_task() -> str:

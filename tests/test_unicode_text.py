@@ -18,7 +18,7 @@ TEXT = "Zürich café ✓ 日本語 naïve €5"
 
 @pytest.mark.parametrize(("env_id", "options", "action"), [
     ("AbstainQA-v0", None, f"search[{TEXT}]"),
-    ("AbstainWebShop-v0", {"instruction": f"I want a mug printed with {TEXT}", "should_abstain": False}, "search[mug]"),
+    ("AbstainWebShop-v1", {"instruction": f"I want a mug printed with {TEXT}", "should_abstain": False}, "search[mug]"),
     ("AbstainTools-v0", None, f"{TEXT} is no action"),
 ])
 def test_non_ascii_text_reaches_the_agent_intact(env_id: str, options: dict | None, action: str) -> None:

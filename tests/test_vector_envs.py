@@ -42,7 +42,7 @@ STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_STEPS", "300"))
 #: terminal ids get their own setting (ABSTAIN_GYM_VECTOR_TERMINAL_STEPS=5000 for the full sweep).
 TERMINAL_STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_TERMINAL_STEPS", str(min(STEPS, 60))))
 N_ENVS = 3
-FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v0", "AbstainTools-v0", "AbstainTerminal-v0")
+FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v0")
 
 
 def _needs(env_id: str) -> None:
@@ -291,7 +291,7 @@ def _busy_action(env_id: str) -> Any:
     """An action that never ends an episode (continue, a search, a command...)."""
     if env_id in agentabstain_gym.SB3_ENV_IDS:
         return 0 if "Stop" in env_id else 1  # Stop forms: the solver's action; Discrete: slot 1 (search)
-    return {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v0": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
+    return {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v1": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
             "AbstainTerminal-v0": "true"}[env_id]
 
 
@@ -309,7 +309,7 @@ def _solvable_task(env: gym.Env) -> str:
     return next(t.task_id for t in env.unwrapped.tasks() if t.should_abstain)
 
 
-@pytest.mark.parametrize("env_id", [*FAMILY_IDS, "AbstainQA-Stop-v0", "AbstainWebShop-Discrete-v0"])
+@pytest.mark.parametrize("env_id", [*FAMILY_IDS, "AbstainQA-Stop-v0", "AbstainWebShop-Discrete-v1"])
 def test_outer_time_limit_keeps_the_record_marked(env_id: str) -> None:
     _needs(env_id)
     family = gym.make(_family_id(env_id))

@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0's data: catalogue, goals, rewrites, Missing Target views, the WebShop-file loader."""
+"""AbstainWebShop-v1's data: catalogue, goals, rewrites, Missing Target views, the WebShop-file loader."""
 
 from __future__ import annotations
 

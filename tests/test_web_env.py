@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0 end to end: pages, actions, bad input, reward, the oracle over all 1,000 tasks, the heuristic."""
+"""AbstainWebShop-v1 end to end: pages, actions, bad input, reward, the oracle over all 1,000 tasks, the heuristic."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from agentabstain_gym.runner import run_episode
 
 @pytest.fixture(scope="module")
 def env() -> gym.Env:
-    return gym.make("AbstainWebShop-v0")
+    return gym.make("AbstainWebShop-v1")
 
 
 def play(env: gym.Env, task_id: str, actions: list[str]) -> dict:
@@ -73,7 +73,7 @@ def test_missing_target_searches_never_show_a_product_that_earns_one(env: gym.En
 
 
 def test_pages_paging_and_available_actions() -> None:
-    env = gym.make("AbstainWebShop-v0", max_turns=30)
+    env = gym.make("AbstainWebShop-v1", max_turns=30)
     obs, info = env.reset(seed=0, options={"task_id": solvable_task(env).task_id})
     assert info["available_actions"] == {"has_search_bar": True, "clickables": ["search"]}
     assert obs.startswith("WebShop [SEP] Instruction: [SEP] ")
@@ -149,7 +149,7 @@ def test_reward_counts_attributes_options_price_and_type(env: gym.Env) -> None:
 
 
 def test_html_mode_is_valid_html_and_text_modes_are_its_extraction() -> None:
-    modes = {m: gym.make("AbstainWebShop-v0", observation_mode=m, max_turns=30) for m in ("text", "text_rich", "html")}
+    modes = {m: gym.make("AbstainWebShop-v1", observation_mode=m, max_turns=30) for m in ("text", "text_rich", "html")}
     task = next(t for t in modes["text"].unwrapped.tasks() if not t.should_abstain and t.payload["goal"]["options"])
     data = modes["text"].unwrapped.dataset
     actions = oracle_actions(task, data, modes["text"].unwrapped.index)
@@ -225,18 +225,18 @@ def test_custom_task_from_options_and_from_a_file(env: gym.Env, tmp_path: Path) 
         {"instruction": "i need something", "should_abstain": True, "category": "underspecified_intent"},
         {"instruction": "buy the goal", "should_abstain": False, "goal": goal_dict, "split": "train"},
     ]))
-    mine = gym.make("AbstainWebShop-v0", tasks_file=str(path))
+    mine = gym.make("AbstainWebShop-v1", tasks_file=str(path))
     tasks = mine.unwrapped.tasks()
     assert [t.w for t in tasks] == [1, None] and tasks[1].split == "train"
     actions = oracle_actions(tasks[1], mine.unwrapped.dataset, mine.unwrapped.index)
     assert play(mine, tasks[1].task_id, actions)["task_reward"] == 1.0
     path.write_text(json.dumps({"instruction": "x", "should_abstain": True, "w": 0}))
     with pytest.raises(ValueError, match=r"mine.jsonl: line 1: field 'w'"):
-        gym.make("AbstainWebShop-v0", tasks_file=str(path))
+        gym.make("AbstainWebShop-v1", tasks_file=str(path))
 
 
 def test_envs_of_a_process_share_one_catalogue_and_index() -> None:
-    a, b = gym.make("AbstainWebShop-v0"), gym.make("AbstainWebShop-v0", observation_mode="html")
+    a, b = gym.make("AbstainWebShop-v1"), gym.make("AbstainWebShop-v1", observation_mode="html")
     assert a.unwrapped.dataset is b.unwrapped.dataset and a.unwrapped.index is b.unwrapped.index
     assert a.unwrapped.dataset is build_dataset()
 
@@ -244,7 +244,7 @@ def test_envs_of_a_process_share_one_catalogue_and_index() -> None:
 def test_heuristic_agent_figures(env: gym.Env, capsys: pytest.CaptureFixture[str]) -> None:
     from agentabstain_gym.agents import make_agent
 
-    agent = make_agent("heuristic", "AbstainWebShop-v0")
+    agent = make_agent("heuristic", "AbstainWebShop-v1")
     records = [run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks(split="test")]
     solvable = [r for r in records if not r["should_abstain"]]
     success = sum(r["success"] for r in solvable) / len(solvable)
@@ -257,7 +257,7 @@ def test_heuristic_agent_figures(env: gym.Env, capsys: pytest.CaptureFixture[str
         print("  AbsRec@10 by category:", {c: m["absrec@10"] for c, m in rep["by_category"].items()
                                            if m["absrec@10"] is not None})
     assert success >= 0.6 and reward >= 0.8
-    never = make_agent("never-abstain", "AbstainWebShop-v0")
+    never = make_agent("never-abstain", "AbstainWebShop-v1")
     assert all(run_episode(env, never, t.task_id, seed=0)["tau"] is None for t in env.unwrapped.tasks()[:40])
 
 
@@ -266,8 +266,8 @@ def test_heuristic_reads_every_observation_mode_alike() -> None:
 
     outcomes = {}
     for mode in ("text", "text_rich", "html"):
-        env = gym.make("AbstainWebShop-v0", observation_mode=mode)
-        agent = make_agent("heuristic", "AbstainWebShop-v0")
+        env = gym.make("AbstainWebShop-v1", observation_mode=mode)
+        agent = make_agent("heuristic", "AbstainWebShop-v1")
         outcomes[mode] = [(r["outcome"], r["task_reward"], r["turns"]) for r in
                           (run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks(split="val")[:60])]
     assert outcomes["text"] == outcomes["text_rich"] == outcomes["html"]
@@ -291,7 +291,7 @@ def test_task_files_that_reuse_an_id_keep_their_own_goals(env: gym.Env, tmp_path
 
     (tmp_path / "a.jsonl").write_text(line(goal, "solvable"))
     (tmp_path / "b.jsonl").write_text(line(data.goal(other), MISSING_TARGET))
-    a, b = (gym.make("AbstainWebShop-v0", tasks_file=str(tmp_path / f"{n}.jsonl")) for n in "ab")
+    a, b = (gym.make("AbstainWebShop-v1", tasks_file=str(tmp_path / f"{n}.jsonl")) for n in "ab")
     actions = oracle_actions(first, data, env.unwrapped.index)
     assert play(a, "shared-id", actions)["task_reward"] == 1.0
     b.reset(options={"task_id": "shared-id"})
@@ -306,12 +306,12 @@ def test_identical_rows_get_distinct_default_ids(tmp_path: Path) -> None:
     other = {"instruction": "something nice for my mom", "should_abstain": True, "category": "subjective"}
     path = tmp_path / "repeats.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in (row, other, row, row, other)))
-    env = gym.make("AbstainWebShop-v0", tasks_file=str(path))
+    env = gym.make("AbstainWebShop-v1", tasks_file=str(path))
     tasks = env.unwrapped.tasks()
     ids = [t.task_id for t in tasks]
     assert len(tasks) == 5 and len(set(ids)) == 5
     assert all(re.fullmatch(r"ws-custom-[0-9a-f]{10}", i) for i in ids)
-    again = gym.make("AbstainWebShop-v0", tasks_file=str(path)).unwrapped.tasks()
+    again = gym.make("AbstainWebShop-v1", tasks_file=str(path)).unwrapped.tasks()
     assert [t.task_id for t in again] == ids  # stable from one load to the next
     for task in tasks:
         env.reset(options={"task_id": task.task_id})
@@ -333,7 +333,7 @@ def test_two_files_of_1000_rows_with_the_same_ids_keep_their_own_goals(env: gym.
         path.write_text("\n".join(json.dumps({k: v for k, v in r.items() if v is not None}) for r in rows))
         return path
 
-    envs = [gym.make("AbstainWebShop-v0", tasks_file=str(write(n, s))) for n, s in (("a.jsonl", 0), ("b.jsonl", 7))]
+    envs = [gym.make("AbstainWebShop-v1", tasks_file=str(write(n, s))) for n, s in (("a.jsonl", 0), ("b.jsonl", 7))]
     for shift, e in zip((0, 7), envs, strict=True):
         right = 0
         for k in range(1000):

@@ -26,7 +26,7 @@ FIXTURES = ("paper_rows.jsonl", "items_human_ins.json", "webshop_goals.json")
 
 
 def make(name: str | Path, **kwargs: object) -> gym.Env:
-    return gym.make("AbstainWebShop-v0", tasks_file=str(DATA / name if isinstance(name, str) else name), **kwargs)
+    return gym.make("AbstainWebShop-v1", tasks_file=str(DATA / name if isinstance(name, str) else name), **kwargs)
 
 
 def play(env: gym.Env, task: Task, actions: list[str]) -> dict:
@@ -168,7 +168,7 @@ def test_rows_from_a_webshop_store_use_their_product(tmp_path: Path) -> None:
     (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in (
         row, {**row, "variant_type": "missing_target", "should_abstain_expected": True})))
     for mode, hidden_size in (("strict", 4), ("paper", 1)):
-        env = gym.make("AbstainWebShop-v0", products_file=str(tmp_path / "items.json"),
+        env = gym.make("AbstainWebShop-v1", products_file=str(tmp_path / "items.json"),
                        attributes_file=str(tmp_path / "attrs.json"), tasks_file=str(tmp_path / "rows.jsonl"),
                        missing_target=mode)
         data = env.unwrapped.dataset

@@ -106,8 +106,8 @@ def test_no_shipped_original_gives_a_cue() -> None:
 def test_unfamiliar_products_are_searched_and_bought() -> None:
     """Eight requests for products the store's taxonomy lacks (written for this test): the store is stocked for each
     goal, and the heuristic searches, finds and buys instead of abstaining."""
-    env = gym.make("AbstainWebShop-v0", tasks_file=str(DATA / "unfamiliar_requests.jsonl"))
-    agent = make_agent("heuristic", "AbstainWebShop-v0")
+    env = gym.make("AbstainWebShop-v1", tasks_file=str(DATA / "unfamiliar_requests.jsonl"))
+    agent = make_agent("heuristic", "AbstainWebShop-v1")
     records = [run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks()]
     assert len(records) == 8 and all(r["tau"] is None for r in records)
     assert sum(r["task_reward"] == 1.0 for r in records) >= 7, [r["task_reward"] for r in records]
@@ -120,8 +120,8 @@ def test_held_out_requests_over_abstention_stays_within_ten_percent() -> None:
     """
     from agentabstain_gym.core import metrics
 
-    env = gym.make("AbstainWebShop-v0", tasks_file=str(Path(__file__).parent / "data" / "web_heldout_requests.jsonl"))
-    agent = make_agent("heuristic", "AbstainWebShop-v0")
+    env = gym.make("AbstainWebShop-v1", tasks_file=str(Path(__file__).parent / "data" / "web_heldout_requests.jsonl"))
+    agent = make_agent("heuristic", "AbstainWebShop-v1")
     records = [run_episode(env, agent, t.task_id, seed=0) for t in env.unwrapped.tasks()]
     rep = metrics.report(records, bootstrap=0)
     solvable = [r for r in records if not r["should_abstain"]]

@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0's wording: the shipped rewrites are written, varied and fair, and the originals vary as much.
+"""AbstainWebShop-v1's wording: the shipped rewrites are written, varied and fair, and the originals vary as much.
 
 A 4-word phrase is counted once per request, after the goal's own words (product type, attribute phrases, option
 values) are cut out: those are the catalogue's, not the writer's. No phrase may occur in more than 3% of a

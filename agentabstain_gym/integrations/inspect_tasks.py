@@ -161,7 +161,7 @@ def abstain_task(family: str | None = None, *, split: str = "test", env_id: str 
 
 @task
 def abstain_web(split: str = "test", limit: int | None = None, env_kwargs: dict[str, Any] | None = None) -> Task:
-    """AbstainWebShop-v0: shop by search / click, or abstain."""
+    """AbstainWebShop-v1: shop by search / click, or abstain."""
     return abstain_task("web", split=split, limit=limit, env_kwargs=env_kwargs)
 
 

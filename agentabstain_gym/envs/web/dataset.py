@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0's task set: a catalogue, solvable goals, and an abstain twin for each goal.
+"""AbstainWebShop-v1's task set: a catalogue, solvable goals, and an abstain twin for each goal.
 
 The default mirrors the paper: 500 solvable goals; 249 of them get a request-based rewrite (83 subjective, 83
 underspecified intent, 83 false premise or contradiction; w = 1); the other 251 get a Missing Target twin (w = 2)

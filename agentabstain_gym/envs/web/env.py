@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0: shop in a WebShop-style store for what the instruction asks, or abstain."""
+"""AbstainWebShop-v1: shop in a WebShop-style store for what the instruction asks, or abstain."""
 
 from __future__ import annotations
 
@@ -72,6 +72,9 @@ class AbstainWebShopEnv(AbstainEnv):
     paper's release), ``render_mode``.
 
     ## Version History
+    * v1: the store has 430 product types over the five categories (was 30) and 5,000 products by default (was
+      1,000); the default goals are redrawn over it; the shipped rewrites are authored, originals phrased in ~80
+      shapes; task files ground each goal in the store. ``AbstainWebShop-v0`` tasks cannot be rebuilt.
     * v0: initial release.
     """
 

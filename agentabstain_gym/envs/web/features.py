@@ -1,4 +1,4 @@
-"""AbstainWebShop-v0's feature hook for the stopping-policy env: what a shopper can tell from the page in front of it.
+"""AbstainWebShop-v1's feature hook for the stopping-policy env: what a shopper can tell from the page in front of it.
 
 The generic features (:mod:`agentabstain_gym.wrappers.rl.features`) know nothing of shops. This hook reads the
 request with the family solver's own reading (product type, attributes, options, price cap; and whether that reading

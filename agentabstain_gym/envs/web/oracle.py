@@ -1,4 +1,4 @@
-"""The label-reading oracle of AbstainWebShop-v0 (tests only): the shortest action plan for each task.
+"""The label-reading oracle of AbstainWebShop-v1 (tests only): the shortest action plan for each task.
 
 It reads the task's label and goal, so it is never an agent. It shows that every task can be done in the turns its
 ``w`` promises: a solvable goal -> one search, paging to the first product that earns 1.0, its options, buy;

@@ -1,4 +1,4 @@
-"""The scripted shopper of AbstainWebShop-v0: reads the instruction, searches, compares, checks, buys.
+"""The scripted shopper of AbstainWebShop-v1: reads the instruction, searches, compares, checks, buys.
 
 It sees only what any agent sees (the page and ``info``), never the task's label or goal. It knows the store's
 vocabulary (product types, attribute phrases, option values), as a shopper knows what a shop sells, and reads

@@ -132,7 +132,7 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
     """The registered action-level form: hashed text + per-slot features in, ``Discrete(n_actions)`` out.
 
     ## Description
-    ``AbstainWebShop-Discrete-v0``: the web shop with a finite action set, so that a policy learns the whole
+    ``AbstainWebShop-Discrete-v1``: the web shop with a finite action set, so that a policy learns the whole
     episode (search, clicks, purchase) and not only when to stop. Built from :class:`DiscreteActions`,
     :class:`HashedTextObservation` and :class:`~agentabstain_gym.wrappers.AbstentionReward` around the family env.
 
@@ -159,7 +159,7 @@ class DiscreteActionEnv(gym.Env[np.ndarray, np.int64]):
     step's carries ``info["abstention"]``.
 
     ## Arguments
-    ``env_id`` (a family id with ``available_actions``, e.g. ``AbstainWebShop-v0``), ``env_kwargs`` (for
+    ``env_id`` (a family id with ``available_actions``, e.g. ``AbstainWebShop-v1``), ``env_kwargs`` (for
     ``gym.make``), ``n_actions`` (at least 3), ``hash_dim``, ``query_from_solver``, ``render_mode`` (``"ansi"``),
     and the reward coefficients as keyword arguments.
 

@@ -47,7 +47,7 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
     """Continue-or-abstain over a family env driven by its never-abstaining solver.
 
     ## Description
-    The numeric form of a family id for Stable-Baselines3 (``AbstainQA-Stop-v0``, ``AbstainWebShop-Stop-v0``,
+    The numeric form of a family id for Stable-Baselines3 (``AbstainQA-Stop-v0``, ``AbstainWebShop-Stop-v1``,
     ``AbstainTerminal-Stop-v0``, ``AbstainTools-Stop-v0``). The family's heuristic solver, with its own abstention
     switched off, proposes each turn's action; the policy only decides whether to send it or to stop. What is learnt
     is therefore *when* to abstain, with the rest of the agent held fixed.
