@@ -19,6 +19,29 @@ CASES: list[Case] = [
         sed -i 's/{total.quantize(Decimal(.0.01.), rounding=ROUND_HALF_UP)}/{float(total):.2f}/' monthly.py
         python3 monthly.py expenses.csv rates.json > monthly.csv'''))),
     Case("expenses-monthly-eur", "rates-edited", (SOLUTION, "sed -i 's/0.9213/0.9200/' rates.json")),
+    # ----------------------------------------------------------------------------------- customer-dedupe-fuzzy
+    Case("customer-dedupe-fuzzy", "replays-shipped-output", (SOLUTION, sh('''
+        cp customers_dedup.csv /tmp/out.csv
+        printf 'print(open("/tmp/out.csv").read(), end="")\\n' > dedupe.py'''))),
+    Case("customer-dedupe-fuzzy", "script-exits-0", (SOLUTION, exit0("dedupe.py"))),
+    Case("customer-dedupe-fuzzy", "groups-without-chains", (SOLUTION, sh('''
+        mv dedupe.py rules.py
+        cat > dedupe.py <<'PY'
+        import csv, sys
+        from rules import norm_email, norm_name, norm_phone
+        rows = sorted(csv.DictReader(open(sys.argv[1], encoding="utf-8")), key=lambda r: int(r["id"]))
+        groups = {}
+        for r in rows:
+            e = norm_email(r["email"])
+            key = ("e", e) if e else ("np", norm_name(r["name"]), norm_phone(r["phone"]) or r["id"])
+            groups.setdefault(key, []).append(r)
+        w = csv.writer(sys.stdout, lineterminator="\\n")
+        w.writerow(["id", "name", "ids"])
+        for g in sorted(groups.values(), key=lambda g: int(g[0]["id"])):
+            w.writerow([g[0]["id"], g[0]["name"].strip(), " ".join(r["id"] for r in g)])
+        PY
+        python3 dedupe.py customers.csv > customers_dedup.csv'''))),
+    Case("customer-dedupe-fuzzy", "input-edited", (SOLUTION, "sed -i '2d' customers.csv")),
 ]
 
 MP_STUBS: dict[str, str] = {
