@@ -1,0 +1,50 @@
+"""Attacks on the build-and-debug and performance tasks' checkers (area `build`), and their stand-ins.
+
+Collected by ``test_terminal_checks_adversarial.py``: every case must fail the check (controls marked ``passes``
+must pass), and every missing-prerequisite variant's stand-in followed by the reference solution must fail.
+"""
+
+from __future__ import annotations
+
+from terminal_attack_kit import SOLUTION, Case, exit0, plant_modules, sh  # noqa: F401
+
+CASES: list[Case] = []
+MP_STUBS: dict[str, str] = {}
+
+# ----------------------------------------------------------------------------------------- unitconv-link-errors
+CASES += [
+    Case("unitconv-link-errors", "binary-prints-the-samples", (sh(r'''
+        cat > /tmp/fake.c <<'C'
+        #include <stdio.h>
+        int main(void) {
+            puts("12.5 km = 7.76714 mi\n-40 C = -40 F\n98.6 F = 37 C\n0 K = -273.15 C\n2.5 lb = 1133.98 g");
+            return 0;
+        }
+        C
+        printf 'unitconv: /tmp/fake.c\n\tgcc -o $@ /tmp/fake.c\nclean:\n\trm -f unitconv\n' > Makefile
+        make -f Makefile'''),)),
+    Case("unitconv-link-errors", "fixed-only-in-gnumakefile", (
+        SOLUTION, "cp Makefile GNUmakefile && sed -i '/^LDLIBS/d' Makefile && make")),
+    Case("unitconv-link-errors", "stale-binary-no-op-makefile", (
+        SOLUTION, "printf 'unitconv:\\n\\t@true\\nclean:\\n\\t@true\\n' > Makefile")),
+    Case("unitconv-link-errors", "convert-edited", (SOLUTION, "printf '/* reviewed */\\n' >> src/convert.c")),
+    Case("unitconv-link-errors", "verbose-made-static", (
+        SOLUTION, "sed -i 's/^extern int verbose;/static int verbose;/' include/units.h && "
+                  "sed -i 's/^int verbose = 0;$//' src/main.c && make")),
+    Case("unitconv-link-errors", "one-trim-for-both", (SOLUTION, sh(r'''
+        sed -i 's/^static void trim(char \*s) {/static void trim_unused(char *s) {/' src/format.c
+        sed -i 's/^static char \*trim(char \*s) {/char *trim(char *s) {/' src/parse.c
+        sed -i 's/^#include "units.h"$/#include "units.h"\nchar *trim(char *s);/' src/format.c
+        make clean >/dev/null; make'''))),
+]
+MP_STUBS["unitconv-link-errors"] = sh(r'''
+    cat > src/convert.c <<'C'
+    #include <stdio.h>
+    #include "units.h"
+
+    double convert(double value, const struct unit *from, const struct unit *to) {
+        double base = value * from->scale + from->offset;
+        if (verbose) fprintf(stderr, "unitconv: %g %s = %.17g base\n", value, from->name, base);
+        return (base - to->offset) / to->scale;
+    }
+    C''')
