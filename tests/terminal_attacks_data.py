@@ -42,9 +42,26 @@ CASES: list[Case] = [
         PY
         python3 dedupe.py customers.csv > customers_dedup.csv'''))),
     Case("customer-dedupe-fuzzy", "input-edited", (SOLUTION, "sed -i '2d' customers.csv")),
+    # ------------------------------------------------------------------------------------------- event-sessions
+    Case("event-sessions", "replays-shipped-output", (SOLUTION, sh('''
+        cp sessions.csv /tmp/out.csv
+        printf 'print(open("/tmp/out.csv").read(), end="")\\n' > sessions.py'''))),
+    Case("event-sessions", "script-exits-0", (SOLUTION, exit0("sessions.py"))),
+    Case("event-sessions", "ignores-gap-option", (SOLUTION, "sed -i 's/limit = args.gap \\* 60/limit = 30 * 60/' sessions.py")),
+    Case("event-sessions", "gap-limit-exclusive", (SOLUTION, sh('''
+        sed -i 's/ts - current\\[2\\] <= limit/ts - current[2] < limit/' sessions.py
+        python3 sessions.py events.jsonl > sessions.csv'''))),
+    Case("event-sessions", "keeps-duplicates", (SOLUTION, sh('''
+        sed -i 's/seen = set()/seen = []/; s/seen.add(key)/seen.append(key)/' sessions.py
+        python3 sessions.py events.jsonl > sessions.csv'''))),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "event-sessions": sh('''
+        python3 -c '
+        import json
+        for i in range(600):
+            print(json.dumps({"user": "u%d" % (i % 40 + 1), "ts": 1714543200 + i * 420, "event": "view"}))' > events.jsonl'''),
     "expenses-monthly-eur": sh('''
         cat > rates.json <<'X'
         {"2024-01": {"USD": "0.9200", "GBP": "1.1600", "CHF": "1.0600"},
