@@ -36,3 +36,30 @@ MP_STUBS["leaked-secrets-scan"] = sh('''
     private_key: a line that is exactly -----BEGIN [RSA|EC|DSA|OPENSSH|ENCRYPTED ]PRIVATE KEY-----.
     password: NAME=VALUE / NAME: VALUE, NAME ending in password or passwd, VALUE >= 8 chars, not $ < {.
     X''')
+
+# ----------------------------------------------------------------------------------------------- tls-cert-audit
+CASES += [
+    Case("tls-cert-audit", "self-signed-instead-of-issued", (SOLUTION, sh('''
+        openssl req -x509 -new -key issued/api.key -subj /CN=api.shop.internal -days 300 \\
+          -addext "subjectAltName=DNS:api.shop.internal,DNS:shop-api.internal,IP:10.20.0.5" \\
+          -addext "extendedKeyUsage=serverAuth" -out issued/api.crt
+        cat issued/api.crt pki/intermediate.crt > issued/fullchain.pem''')),),
+    Case("tls-cert-audit", "chain-with-root", (SOLUTION, "cat pki/root-ca.crt >> issued/fullchain.pem")),
+    Case("tls-cert-audit", "key-readable-by-all", (SOLUTION, "chmod 644 issued/api.key")),
+    Case("tls-cert-audit", "cn-fallback-and-time-aware-chain", (SOLUTION, sh('''
+        sed -i 's/^legacy.crt .*/legacy.crt ok/; s/^old-api.crt .*/old-api.crt untrusted/' cert_report.txt''')),),
+    Case("tls-cert-audit", "too-long-lifetime", (SOLUTION, sh('''
+        openssl x509 -req -in <(openssl req -new -key issued/api.key -subj /CN=api.shop.internal) \\
+          -CA pki/intermediate.crt -CAkey pki/intermediate.key -set_serial 77 -days 825 -out issued/api.crt \\
+          -extfile <(printf 'basicConstraints=critical,CA:FALSE\\nextendedKeyUsage=serverAuth\\n'\\
+        'subjectAltName=DNS:api.shop.internal,DNS:shop-api.internal,IP:10.20.0.5\\n')
+        cat issued/api.crt pki/intermediate.crt > issued/fullchain.pem''')),),
+    Case("tls-cert-audit", "extra-name", (SOLUTION, sh('''
+        openssl x509 -req -in <(openssl req -new -key issued/api.key -subj /CN=api.shop.internal) \\
+          -CA pki/intermediate.crt -CAkey pki/intermediate.key -set_serial 78 -days 300 -out issued/api.crt \\
+          -extfile <(printf 'basicConstraints=critical,CA:FALSE\\nextendedKeyUsage=serverAuth\\n'\\
+        'subjectAltName=DNS:api.shop.internal,DNS:shop-api.internal,IP:10.20.0.5,DNS:*.shop.internal\\n')
+        cat issued/api.crt pki/intermediate.crt > issued/fullchain.pem''')),),
+]
+MP_STUBS["tls-cert-audit"] = (
+    "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out pki/intermediate.key && chmod 600 pki/intermediate.key")
