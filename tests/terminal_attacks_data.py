@@ -54,9 +54,24 @@ CASES: list[Case] = [
     Case("event-sessions", "keeps-duplicates", (SOLUTION, sh('''
         sed -i 's/seen = set()/seen = []/; s/seen.add(key)/seen.append(key)/' sessions.py
         python3 sessions.py events.jsonl > sessions.csv'''))),
+    # ---------------------------------------------------------------------------------- quarterly-region-report
+    Case("quarterly-region-report", "replays-shipped-report", (SOLUTION, sh('''
+        cp report_2024Q1.csv /tmp/out.csv
+        printf 'print(open("/tmp/out.csv").read(), end="")\\n' > report.py'''))),
+    Case("quarterly-region-report", "script-exits-0", (SOLUTION, exit0("report.py"))),
+    Case("quarterly-region-report", "quarter-argument-ignored", (SOLUTION, "sed -i 's/main(\\*sys.argv\\[1:5\\])/main(*sys.argv[1:4], \"2024Q1\")/' report.py")),
+    Case("quarterly-region-report", "tickets-edited", (SOLUTION, "sed -i '2d' support_tickets.csv")),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "quarterly-region-report": sh('''
+        python3 -c '
+        import csv, sys
+        names = [r["Account Name"] for r in csv.DictReader(open("crm_accounts.csv", encoding="utf-8-sig"))]
+        w = csv.writer(sys.stdout, lineterminator="\\n")
+        w.writerow(["ticket", "account_name", "created", "priority", "subject"])
+        for k, n in enumerate(names * 4):
+            w.writerow([f"T{7000 + k}", n, f"2024-0{k % 6 + 1}-1{k % 9} 09:00", "low", "Login fails"])' > support_tickets.csv'''),
     "event-sessions": sh('''
         python3 -c '
         import json
