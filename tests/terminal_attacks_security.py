@@ -63,3 +63,35 @@ CASES += [
 ]
 MP_STUBS["tls-cert-audit"] = (
     "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out pki/intermediate.key && chmod 600 pki/intermediate.key")
+
+# ----------------------------------------------------------------------------------------------- sshd-hardening
+CASES += [
+    Case("sshd-hardening", "main-file-only", (sh('''
+        sed -i -E 's/^(PermitRootLogin|PasswordAuthentication|ChallengeResponseAuthentication|X11Forwarding) .*/\\1 no/;
+                   s/^MaxAuthTries .*/MaxAuthTries 3/; s/^LoginGraceTime .*/LoginGraceTime 30/; /^permitrootlogin/d;
+                   s/aes128-cbc,|,3des-cbc|hmac-sha1,|diffie-hellman-group14-sha1,//g;
+                   s/^( +PasswordAuthentication) yes/\\1 no/; s/^( +MaxAuthTries) 10/\\1 3/;
+                   s/^( +PermitRootLogin) .*/\\1 no/' etc/ssh/sshd_config'''),)),
+    Case("sshd-hardening", "include-dropped", (SOLUTION, "sed -i '/^Include/d' etc/ssh/sshd_config")),
+    Case("sshd-hardening", "first-drop-in-only", (sh('''
+        printf '%s\\n' 'PermitRootLogin no' 'PasswordAuthentication no' 'KbdInteractiveAuthentication no' \\
+          'X11Forwarding no' 'MaxAuthTries 3' 'LoginGraceTime 30' 'Ciphers aes256-ctr' \\
+          'MACs hmac-sha2-256-etm@openssh.com' 'KexAlgorithms curve25519-sha256' > etc/ssh/sshd_config.d/00-harden.conf'''),)),
+    Case("sshd-hardening", "ciphers-in-match-block", (SOLUTION, sh('''
+        printf '\\nMatch Group tunnel\\n    Ciphers aes256-ctr\\n' >> etc/ssh/sshd_config'''))),
+    Case("sshd-hardening", "tunnel-forwarding-lost", (SOLUTION, sh('''
+        sed -i 's/^    AllowTcpForwarding yes/    AllowTcpForwarding no/' etc/ssh/sshd_config'''))),
+    Case("sshd-hardening", "rules-edited", (SOLUTION, "printf '12. nothing else\\n' >> hardening_rules.txt")),
+    Case("sshd-hardening", "planted-modules", (SOLUTION, "cd etc/ssh && " + plant_modules("re", "glob", "fnmatch", "ipaddress")
+                                               .replace("\n", " && ")), passes=True),
+    Case("sshd-hardening", "planted-modules-unsolved", ("cd etc/ssh && " + plant_modules("re", "glob", "fnmatch")
+                                                        .replace("\n", " && "),)),
+]
+MP_STUBS["sshd-hardening"] = sh('''
+    cat > hardening_rules.txt <<'X'
+    SSH hardening rules (effective configuration, every connection)
+    PermitRootLogin no; PasswordAuthentication no; KbdInteractiveAuthentication no; PermitEmptyPasswords no;
+    X11Forwarding no; MaxAuthTries <= 4; LoginGraceTime <= 60s; Ciphers: chacha20-poly1305, aes-gcm, aes-ctr only;
+    MACs: sha2 etm and umac-128-etm only; KexAlgorithms: no sha1; AllowTcpForwarding no except the tunnel group.
+    Every other setting keeps its effective value.
+    X''')
