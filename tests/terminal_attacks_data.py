@@ -61,6 +61,18 @@ CASES: list[Case] = [
     Case("quarterly-region-report", "script-exits-0", (SOLUTION, exit0("report.py"))),
     Case("quarterly-region-report", "quarter-argument-ignored", (SOLUTION, "sed -i 's/main(\\*sys.argv\\[1:5\\])/main(*sys.argv[1:4], \"2024Q1\")/' report.py")),
     Case("quarterly-region-report", "tickets-edited", (SOLUTION, "sed -i '2d' support_tickets.csv")),
+    # ------------------------------------------------------------------------------------- sensor-hampel-filter
+    Case("sensor-hampel-filter", "replays-shipped-flags", (SOLUTION, sh('''
+        cp flagged.csv /tmp/out.csv
+        printf 'print(open("/tmp/out.csv").read(), end="")\\n' > hampel.py'''))),
+    Case("sensor-hampel-filter", "script-exits-0", (SOLUTION, exit0("hampel.py"))),
+    Case("sensor-hampel-filter", "options-ignored", (SOLUTION, "sed -i 's/i - args.k/i - 5/; s/i + args.k + 1/i + 6/; s/args.t \\*/3.0 */' hampel.py")),
+    Case("sensor-hampel-filter", "ends-left-out", (SOLUTION, sh('''
+        sed -i 's/for i in range(len(v)):/for i in range(args.k, len(v) - args.k):/' hampel.py
+        python3 hampel.py readings.csv > flagged.csv'''))),
+    Case("sensor-hampel-filter", "unscaled-mad", (SOLUTION, sh('''
+        sed -i 's/args.t \\* 1.4826 \\* mad/args.t * mad/' hampel.py
+        python3 hampel.py readings.csv > flagged.csv'''))),
 ]
 
 MP_STUBS: dict[str, str] = {
