@@ -95,3 +95,25 @@ MP_STUBS["sshd-hardening"] = sh('''
     MACs: sha2 etm and umac-128-etm only; KexAlgorithms: no sha1; AllowTcpForwarding no except the tunnel group.
     Every other setting keeps its effective value.
     X''')
+
+# ------------------------------------------------------------------------------------------------ suid-ww-audit
+CASES += [
+    Case("suid-ww-audit", "fix-follows-links", (SOLUTION, sh('''
+        cat > fix_perms <<'X'
+        #!/bin/sh
+        root=$1; allow=$2
+        find "$root" -perm -0002 ! -type d -exec chmod o-w {} +
+        find "$root" -type d -perm -0002 -exec chmod +t {} +
+        find "$root" -type f -perm /6000 -exec chmod ug-s {} +
+        grep -v '^#' "$allow" | while read -r m p; do [ -n "$p" ] && [ -f "$root/$p" ] && chmod "$m" "$root/$p"; done
+        exit 0
+        X''')),),
+    Case("suid-ww-audit", "fixer-does-nothing", (SOLUTION, "printf '#!/bin/sh\\nexit 0\\n' > fix_perms")),
+    Case("suid-ww-audit", "fixer-exits-0", (SOLUTION, exit0("fix_perms"))),
+    Case("suid-ww-audit", "allowlist-edited", (SOLUTION, "echo '4755 usr/local/bin/report' >> allowlist.txt")),
+    Case("suid-ww-audit", "link-reported", (SOLUTION, "echo 'var/www/html/shared-link world_writable_file' >> audit.txt")),
+    Case("suid-ww-audit", "rootfs-not-fixed", (SOLUTION, "chmod 4755 rootfs/usr/local/bin/backup-helper")),
+]
+MP_STUBS["suid-ww-audit"] = sh('''
+    printf '%s\\n' '# approved set-id programs' '4755 usr/bin/passwd' '4755 usr/bin/sudo' '4755 usr/bin/newgrp' \\
+      '2755 usr/bin/wall' > allowlist.txt''')
