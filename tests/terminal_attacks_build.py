@@ -48,3 +48,33 @@ MP_STUBS["unitconv-link-errors"] = sh(r'''
         return (base - to->offset) / to->scale;
     }
     C''')
+
+# ------------------------------------------------------------------------------------------- stale-objects-deps
+CASES += [
+    Case("stale-objects-deps", "clean-rebuild-only", ("make clean && make && ./ledger data/march.csv > report.txt",)),
+    Case("stale-objects-deps", "every-object-on-every-header", (
+        SOLUTION, "sed -i 's|^src/%.o: src/%.c$|src/%.o: src/%.c $(wildcard include/*.h)|' Makefile")),
+    Case("stale-objects-deps", "always-rebuild", (
+        SOLUTION, "printf '\\n.PHONY: $(OBJS)\\n' >> Makefile && make")),
+    Case("stale-objects-deps", "deps-without-phony-headers", (SOLUTION, "sed -i 's/-MMD -MP/-MMD/' Makefile")),
+    Case("stale-objects-deps", "fixed-only-in-gnumakefile", (
+        SOLUTION, "cp Makefile GNUmakefile && git checkout Makefile 2>/dev/null; "
+                  "sed -i -e 's/-MMD -MP//' -e '/^-include/d' Makefile")),
+    Case("stale-objects-deps", "report-copied-header-edited", (
+        SOLUTION, "printf '/* ok */\\n' >> include/record.h")),
+]
+MP_STUBS["stale-objects-deps"] = sh(r'''
+    cat > include/record.h <<'H'
+    #ifndef RECORD_H
+    #define RECORD_H
+    #define FIELD_LEN 32
+    struct record {
+        char date[11];
+        char account[FIELD_LEN];
+        char category[FIELD_LEN];
+        long cents;
+        char memo[48];
+    };
+    int parse_record(const char *line, struct record *r);
+    #endif
+    H''')
