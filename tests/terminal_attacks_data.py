@@ -73,9 +73,32 @@ CASES: list[Case] = [
     Case("sensor-hampel-filter", "unscaled-mad", (SOLUTION, sh('''
         sed -i 's/args.t \\* 1.4826 \\* mad/args.t * mad/' hampel.py
         python3 hampel.py readings.csv > flagged.csv'''))),
+    # ---------------------------------------------------------------------------------- ode-adaptive-integrator
+    Case("ode-adaptive-integrator", "module-exits-0", (SOLUTION, exit0("ode.py"))),
+    Case("ode-adaptive-integrator", "fixed-step-rk4", (SOLUTION, sh('''
+        cat > ode.py <<'PY'
+        def integrate(f, t0, y0, t1, n=4000):
+            h, y, t = (t1 - t0) / n, [float(v) for v in y0], t0
+            for _ in range(n if t1 != t0 else 0):
+                k1 = f(t, y)
+                k2 = f(t + h / 2, [a + h / 2 * b for a, b in zip(y, k1)])
+                k3 = f(t + h / 2, [a + h / 2 * b for a, b in zip(y, k2)])
+                k4 = f(t + h, [a + h * b for a, b in zip(y, k3)])
+                y = [a + h / 6 * (b + 2 * c + 2 * d + e) for a, b, c, d, e in zip(y, k1, k2, k3, k4)]
+                t += h
+            return y
+        PY
+        python3 orbit.py'''))),
+    Case("ode-adaptive-integrator", "forward-only", (SOLUTION, sh('''
+        sed -i 's/    direction = 1.0 if t1 > t0 else -1.0/    direction = 1.0/' ode.py
+        python3 orbit.py'''))),
+    Case("ode-adaptive-integrator", "orbit-log-written-by-hand", (SOLUTION, sh('''
+        echo 'def integrate(f, t0, y0, t1):' > ode.py
+        echo '    return list(y0)' >> ode.py'''))),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "ode-adaptive-integrator": "printf '{\"eccentricity\": 0.8, \"mu\": 1.0, \"semi_major_axis\": 1.0, \"periods\": 4}\\n' > orbit.json",
     "quarterly-region-report": sh('''
         python3 -c '
         import csv, sys
