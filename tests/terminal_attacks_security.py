@@ -117,3 +117,23 @@ CASES += [
 MP_STUBS["suid-ww-audit"] = sh('''
     printf '%s\\n' '# approved set-id programs' '4755 usr/bin/passwd' '4755 usr/bin/sudo' '4755 usr/bin/newgrp' \\
       '2755 usr/bin/wall' > allowlist.txt''')
+
+# --------------------------------------------------------------------------------------------------- jwt-verify
+CASES += [
+    Case("jwt-verify", "prints-the-workspace-report", (SOLUTION, sh('''
+        cp token_report.txt /tmp/known && printf '#!/bin/sh\\ncat /tmp/known\\n' > verify_jwt''')),),
+    Case("jwt-verify", "verifier-exits-0", (SOLUTION, exit0("verify_jwt"))),
+    Case("jwt-verify", "no-clock-skew-leeway", (SOLUTION, "sed -i 's/ + 60:/:/; s/ - 60:/:/' verify_jwt")),
+    Case("jwt-verify", "lenient-base64", (SOLUTION, "sed -i 's/if not B64URL.fullmatch(s) or len(s) % 4 == 1:/if False:/' verify_jwt")),
+    Case("jwt-verify", "bool-is-a-number", (SOLUTION, "sed -i 's/ and not isinstance(v, bool)//' verify_jwt")),
+    Case("jwt-verify", "keys-edited", (SOLUTION, "sed -i 's/HS384/HS256/' jwks.json")),
+    Case("jwt-verify", "planted-modules", (SOLUTION, plant_modules("json", "hmac", "hashlib", "base64", "re")),
+         passes=True),
+]
+MP_STUBS["jwt-verify"] = sh('''
+    python3 -c '
+    import base64, json, os
+    k = lambda n: base64.urlsafe_b64encode(os.urandom(n)).rstrip(b"=").decode()
+    print(json.dumps({"keys": [{"kty": "oct", "kid": "2024-a", "alg": "HS256", "k": k(32)},
+                               {"kty": "oct", "kid": "2024-b", "alg": "HS512", "k": k(48)},
+                               {"kty": "oct", "kid": "2024-c", "alg": "HS384", "k": k(64)}]}, indent=2))' > jwks.json''')
