@@ -95,9 +95,40 @@ CASES: list[Case] = [
     Case("ode-adaptive-integrator", "orbit-log-written-by-hand", (SOLUTION, sh('''
         echo 'def integrate(f, t0, y0, t1):' > ode.py
         echo '    return list(y0)' >> ode.py'''))),
+    # -------------------------------------------------------------------------------------- pipe-friction-roots
+    Case("pipe-friction-roots", "module-exits-0", (SOLUTION, exit0("roots.py"))),
+    Case("pipe-friction-roots", "replays-shipped-table", (SOLUTION, sh('''
+        cp friction.csv /tmp/out.csv
+        printf 'import math\\n' > roots.py
+        printf 'def find_root(f, a, b, xtol=1e-12):\\n    raise ValueError\\n' >> roots.py
+        printf 'if __name__ == "__main__":\\n    print(open("/tmp/out.csv").read(), end="")\\n' >> roots.py'''))),
+    Case("pipe-friction-roots", "newton-root-finder", (SOLUTION, sh('''
+        sed -i 's/^def find_root(/def _bisect(/; s/return find_root(/return _bisect(/' roots.py
+        cat >> roots.py <<'PY'
+
+
+        def find_root(f, a, b, xtol=1e-12):
+            if f(a) * f(b) > 0:
+                raise ValueError("no sign change")
+            x = (a + b) / 2
+            for _ in range(60):
+                h = 1e-7 * max(1, abs(x))
+                d = (f(x + h) - f(x - h)) / (2 * h)
+                if d == 0:
+                    break
+                x, x_old = x - f(x) / d, x
+                if abs(x - x_old) < xtol:
+                    break
+            return x
+        PY
+        python3 roots.py pipes.csv fluid.json > friction.csv'''))),
+    Case("pipe-friction-roots", "roughness-in-mm", (SOLUTION, sh('''
+        sed -i 's|eps = float(row\\["roughness_mm"\\]) / 1000|eps = float(row["roughness_mm"])|' roots.py
+        python3 roots.py pipes.csv fluid.json > friction.csv'''))),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "pipe-friction-roots": "printf '{\"fluid\": \"water\", \"density_kg_m3\": 998.2, \"viscosity_pa_s\": 0.001002}\\n' > fluid.json",
     "ode-adaptive-integrator": "printf '{\"eccentricity\": 0.8, \"mu\": 1.0, \"semi_major_axis\": 1.0, \"periods\": 4}\\n' > orbit.json",
     "quarterly-region-report": sh('''
         python3 -c '
