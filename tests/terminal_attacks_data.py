@@ -125,9 +125,20 @@ CASES: list[Case] = [
     Case("pipe-friction-roots", "roughness-in-mm", (SOLUTION, sh('''
         sed -i 's|eps = float(row\\["roughness_mm"\\]) / 1000|eps = float(row["roughness_mm"])|' roots.py
         python3 roots.py pipes.csv fluid.json > friction.csv'''))),
+    # ------------------------------------------------------------------------------------- flow-volume-integral
+    Case("flow-volume-integral", "script-exits-0", (SOLUTION, exit0("volume.py"))),
+    Case("flow-volume-integral", "replays-shipped-volumes", (SOLUTION, sh('''
+        cp volumes.csv /tmp/out.csv
+        printf 'print(open("/tmp/out.csv").read(), end="")\\n' > volume.py'''))),
+    Case("flow-volume-integral", "gap-of-exactly-300-s-skipped", (
+        SOLUTION, "sed -i 's/if t1 - t0 > MAX_GAP/if t1 - t0 >= MAX_GAP/' volume.py")),
+    Case("flow-volume-integral", "no-split-at-midnight", (SOLUTION, sh('''
+        sed -i 's/^        while day_of(t0) != day_of(t1):.*$/        while False:/' volume.py
+        python3 volume.py flow_log.csv calibration.json > volumes.csv'''))),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "flow-volume-integral": "printf '{\"meter\": \"FM-204\", \"unit\": \"L/min\", \"gain\": 0.03, \"offset\": -2.4}\\n' > calibration.json",
     "pipe-friction-roots": "printf '{\"fluid\": \"water\", \"density_kg_m3\": 998.2, \"viscosity_pa_s\": 0.001002}\\n' > fluid.json",
     "ode-adaptive-integrator": "printf '{\"eccentricity\": 0.8, \"mu\": 1.0, \"semi_major_axis\": 1.0, \"periods\": 4}\\n' > orbit.json",
     "quarterly-region-report": sh('''
