@@ -135,6 +135,18 @@ CASES: list[Case] = [
     Case("flow-volume-integral", "no-split-at-midnight", (SOLUTION, sh('''
         sed -i 's/^        while day_of(t0) != day_of(t1):.*$/        while False:/' volume.py
         python3 volume.py flow_log.csv calibration.json > volumes.csv'''))),
+    # ------------------------------------------------------------------------------------------ decay-curve-fit
+    Case("decay-curve-fit", "script-exits-0", (SOLUTION, exit0("fit.py"))),
+    Case("decay-curve-fit", "replays-shipped-fit", (SOLUTION, sh('''
+        cp fit.txt /tmp/out.txt
+        printf 'print(open("/tmp/out.txt").read(), end="")\\n' > fit.py'''))),
+    Case("decay-curve-fit", "unweighted-fit", (SOLUTION, sh('''
+        sed -i 's|    w = 1 / s$|    w = np.ones_like(s)|' fit.py
+        python3 fit.py decay.csv > fit.txt'''))),
+    Case("decay-curve-fit", "errors-rescaled-by-chi2", (SOLUTION, sh('''
+        sed -i 's|    err = np.sqrt(np.diag(np.linalg.inv(J.T @ J)))|    err = np.sqrt(np.diag(np.linalg.inv(J.T @ J)) * float(np.sum(((p[0] * e + p[2] - y) * w) ** 2)) / (len(t) - 3))|' fit.py
+        python3 fit.py decay.csv > fit.txt'''))),
+    Case("decay-curve-fit", "data-edited", (SOLUTION, "sed -i '/,0$/d' decay.csv")),
 ]
 
 MP_STUBS: dict[str, str] = {
