@@ -114,3 +114,59 @@ MP_STUBS["textutil-failing-tests"] = sh(r'''
         return failed;
     }
     C''')
+
+# ----------------------------------------------------------------------------------------------- shared-lib-rpath
+CASES += [
+    Case("shared-lib-rpath", "every-symbol-exported", (
+        SOLUTION, "sed -i 's| -Wl,--version-script=lib/geom/libgeom.map||' Makefile")),
+    Case("shared-lib-rpath", "absolute-run-path", (
+        SOLUTION, "sed -i \"s|'\\$\\$ORIGIN/../lib'|\\$(CURDIR)/dist/lib|\" Makefile")),
+    Case("shared-lib-rpath", "library-compiled-into-program", (SOLUTION, sh(r'''
+        sed -i 's|app/polystat.c -Ldist/lib -lgeom|app/polystat.c lib/geom/measure.c lib/geom/hull.c -lm|' Makefile'''))),
+    Case("shared-lib-rpath", "no-soname", (SOLUTION, "sed -i 's| -Wl,-soname,$(SONAME)||' Makefile")),
+    Case("shared-lib-rpath", "wrapper-script-with-ld-library-path", (SOLUTION, sh(r'''
+        sed -i "s|-Wl,-rpath,'\$\$ORIGIN/../lib'||; s|-o \$@ app/polystat.c|-o \$@.real app/polystat.c|" Makefile
+        cat > wrapper.sh <<'W'
+        #!/bin/sh
+        d=$(dirname "$0")
+        LD_LIBRARY_PATH="$d/../lib" exec "$d/polystat.real" "$@"
+        W
+        printf '\twrapper_done=1; cp wrapper.sh $@ && chmod +x $@\n' > /tmp/line
+        sed -i '/-o \$@.real app\/polystat.c/r /tmp/line' Makefile
+        make clean && make && dist/bin/polystat --version'''))),
+    Case("shared-lib-rpath", "source-edited", (SOLUTION, "printf '/* ok */\\n' >> app/polystat.c")),
+]
+MP_STUBS["shared-lib-rpath"] = sh(r'''
+    cat > lib/geom/hull.c <<'C'
+    #include <stdlib.h>
+    #include <string.h>
+    #include "internal.h"
+
+    int geom_point_cmp(const void *a, const void *b) {
+        const geom_point *p = a, *q = b;
+        if (p->x != q->x) return p->x < q->x ? -1 : 1;
+        if (p->y != q->y) return p->y < q->y ? -1 : 1;
+        return 0;
+    }
+
+    size_t geom_hull(const geom_point *p, size_t n, geom_point *out) {
+        if (n < 3) { memcpy(out, p, n * sizeof *p); return n; }
+        geom_point *s = malloc(n * sizeof *s), *h = malloc(2 * n * sizeof *h);
+        memcpy(s, p, n * sizeof *s);
+        qsort(s, n, sizeof *s, geom_point_cmp);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            while (k >= 2 && geom_cross(h[k - 2], h[k - 1], s[i]) <= 0) k--;
+            h[k++] = s[i];
+        }
+        for (size_t i = n - 1, t = k + 1; i-- > 0;) {
+            while (k >= t && geom_cross(h[k - 2], h[k - 1], s[i]) <= 0) k--;
+            h[k++] = s[i];
+        }
+        k = k > 1 ? k - 1 : k;
+        memcpy(out, h, k * sizeof *h);
+        free(s);
+        free(h);
+        return k;
+    }
+    C''')
