@@ -170,3 +170,26 @@ MP_STUBS["shared-lib-rpath"] = sh(r'''
         return k;
     }
     C''')
+
+# -------------------------------------------------------------------------------------------- invoicekit-refactor
+CASES += [
+    Case("invoicekit-refactor", "package-exits-0-at-import", (exit0("invoicekit/__init__.py"),)),
+    Case("invoicekit-refactor", "utils-shim-brought-back", (
+        SOLUTION, "printf 'from .dates import *\\nfrom .money import *\\n' > invoicekit/utils.py")),
+    Case("invoicekit-refactor", "tests-pass-but-banker-rounding", (
+        SOLUTION, "sed -i 's/    return value.quantize(CENT, rounding=ROUND_HALF_UP)/    return round(value, 2)/' "
+                  "invoicekit/money.py")),
+    Case("invoicekit-refactor", "tests-skipped", (sh('''
+        for f in tests/test_*.py; do sed -i 's/^import unittest$/import unittest\\nraise unittest.SkipTest("later")/' "$f"; done
+        python3 -m unittest discover -s tests'''),)),
+    Case("invoicekit-refactor", "rates-edited", (SOLUTION, "sed -i 's/\"19\"/\"19.0\"/' invoicekit/rates.json")),
+    Case("invoicekit-refactor", "planted-modules", (plant_modules("json", "decimal", "datetime", "random"),)),
+]
+MP_STUBS["invoicekit-refactor"] = sh('''
+    cat > invoicekit/rates.json <<'J'
+    {
+      "DE": {"standard": "19", "reduced": "7"},
+      "FR": {"standard": "20", "reduced": "5.5"},
+      "NL": {"standard": "21", "reduced": "9"}
+    }
+    J''')
