@@ -147,9 +147,20 @@ CASES: list[Case] = [
         sed -i 's|    err = np.sqrt(np.diag(np.linalg.inv(J.T @ J)))|    err = np.sqrt(np.diag(np.linalg.inv(J.T @ J)) * float(np.sum(((p[0] * e + p[2] - y) * w) ** 2)) / (len(t) - 3))|' fit.py
         python3 fit.py decay.csv > fit.txt'''))),
     Case("decay-curve-fit", "data-edited", (SOLUTION, "sed -i '/,0$/d' decay.csv")),
+    # ----------------------------------------------------------------------------------------- sparse-cg-solver
+    Case("sparse-cg-solver", "module-exits-0", (SOLUTION, exit0("solve.py"))),
+    Case("sparse-cg-solver", "copies-shipped-solution", (SOLUTION, sh('''
+        cp x.txt /tmp/x.txt
+        printf 'import shutil, sys\\nshutil.copy("/tmp/x.txt", sys.argv[3])\\n' > solve.py'''))),
+    Case("sparse-cg-solver", "lower-triangle-only", (SOLUTION, sh('''
+        sed -i 's/    if header\\[4\\] == "symmetric":/    if False:/; s/    while np.linalg.norm(r) > target:.*/    for _restart in range(1):/' solve.py
+        sed -i 's/        for _ in range(20 \\* n):/        for _ in range(300):/' solve.py
+        python3 solve.py system.mtx rhs.txt x.txt || true'''))),
+    Case("sparse-cg-solver", "rhs-edited", (SOLUTION, "sed -i '1s/.*/0.0/' rhs.txt")),
 ]
 
 MP_STUBS: dict[str, str] = {
+    "sparse-cg-solver": "python3 -c 'print(\"\\n\".join([\"1.0\"] * 25600))' > rhs.txt",
     "flow-volume-integral": "printf '{\"meter\": \"FM-204\", \"unit\": \"L/min\", \"gain\": 0.03, \"offset\": -2.4}\\n' > calibration.json",
     "pipe-friction-roots": "printf '{\"fluid\": \"water\", \"density_kg_m3\": 998.2, \"viscosity_pa_s\": 0.001002}\\n' > fluid.json",
     "ode-adaptive-integrator": "printf '{\"eccentricity\": 0.8, \"mu\": 1.0, \"semi_major_axis\": 1.0, \"periods\": 4}\\n' > orbit.json",
