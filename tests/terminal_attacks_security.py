@@ -137,3 +137,58 @@ MP_STUBS["jwt-verify"] = sh('''
     print(json.dumps({"keys": [{"kty": "oct", "kid": "2024-a", "alg": "HS256", "k": k(32)},
                                {"kty": "oct", "kid": "2024-b", "alg": "HS512", "k": k(48)},
                                {"kty": "oct", "kid": "2024-c", "alg": "HS384", "k": k(64)}]}, indent=2))' > jwks.json''')
+
+# ------------------------------------------------------------------------------------------- skyscrapers-solver
+CASES += [
+    Case("skyscrapers-solver", "naive-backtracking-too-slow", (SOLUTION, sh('''
+        cat > solve_skyscrapers <<'PY'
+        #!/usr/bin/env python3
+        import json, sys
+        def seen(line):
+            c, t = 0, 0
+            for h in line:
+                if h > t: c, t = c + 1, h
+            return c
+        def solve(p):
+            n, cl = p["n"], p["clues"]; g = [[0] * n for _ in range(n)]
+            fixed = {(r, c): v for r, c, v in p["givens"]}
+            def ok(r, c):
+                if c == n - 1:
+                    row = g[r]
+                    if cl["left"][r] and seen(row) != cl["left"][r]: return False
+                    if cl["right"][r] and seen(row[::-1]) != cl["right"][r]: return False
+                if r == n - 1:
+                    col = [g[i][c] for i in range(n)]
+                    if cl["top"][c] and seen(col) != cl["top"][c]: return False
+                    if cl["bottom"][c] and seen(col[::-1]) != cl["bottom"][c]: return False
+                return True
+            def bt(k):
+                if k == n * n: return True
+                r, c = divmod(k, n)
+                for v in range(1, n + 1):
+                    if (r, c) in fixed and fixed[(r, c)] != v: continue
+                    if v in g[r][:c] or any(g[i][c] == v for i in range(r)): continue
+                    g[r][c] = v
+                    if ok(r, c) and bt(k + 1): return True
+                    g[r][c] = 0
+                return False
+            return [row[:] for row in g] if bt(0) else None
+        print(json.dumps([solve(p) for p in json.load(open(sys.argv[1]))]))
+        PY''')),),
+    Case("skyscrapers-solver", "prints-the-workspace-answer", (SOLUTION, sh('''
+        cp solutions.json /tmp/known && printf '#!/bin/sh\\ncat /tmp/known\\n' > solve_skyscrapers''')),),
+    Case("skyscrapers-solver", "solver-exits-0", (SOLUTION, exit0("solve_skyscrapers"))),
+    Case("skyscrapers-solver", "always-null", (SOLUTION, sh('''
+        printf '#!/usr/bin/env python3\\nimport json, sys\\nprint(json.dumps([None] * len(json.load(open(sys.argv[1])))))\\n' \\
+          > solve_skyscrapers''')),),
+    Case("skyscrapers-solver", "answer-edited", (SOLUTION, sh('''
+        python3 -c 'import json; s = json.load(open("solutions.json")); s[3] = s[2]
+        json.dump(s, open("solutions.json", "w"))'
+        ''')),),
+    Case("skyscrapers-solver", "planted-modules", (SOLUTION, plant_modules("json", "random", "itertools")), passes=True),
+]
+MP_STUBS["skyscrapers-solver"] = sh('''
+    python3 -c '
+    import json
+    print(json.dumps([{"n": 4, "clues": {"top": [4, 3, 2, 1], "bottom": [1, 2, 2, 2], "left": [4, 3, 2, 1],
+                                         "right": [1, 2, 2, 2]}, "givens": []}]))' > puzzles.json''')
