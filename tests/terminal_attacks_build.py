@@ -6,7 +6,7 @@ must pass), and every missing-prerequisite variant's stand-in followed by the re
 
 from __future__ import annotations
 
-from terminal_attack_kit import SOLUTION, Case, exit0, plant_modules, sh  # noqa: F401
+from terminal_attack_kit import MARK, SOLUTION, Case, exit0, plant_modules, sh
 
 CASES: list[Case] = []
 MP_STUBS: dict[str, str] = {}
@@ -193,3 +193,51 @@ MP_STUBS["invoicekit-refactor"] = sh('''
       "NL": {"standard": "21", "reduced": "9"}
     }
     J''')
+
+# -------------------------------------------------------------------------------------------- bisect-skip-and-fix
+_BAD = "d0ed22a156aa7026ff00c4e13af41fda1f43c0c3"
+_FIX = sh('''
+    sed -i '/^        while (\\*p == .,.) p++;$/d; /^        if (!\\*p) break;$/d' src/parse.c
+    git commit -qam "parse: keep empty fields"''')
+CASES += [
+    Case("bisect-skip-and-fix", "naive-bisect-blames-the-build-break", (sh('''
+        git bisect start main "$(git rev-list --max-parents=0 main)"
+        git bisect run sh qa/regress.sh >/dev/null 2>&1
+        git rev-parse refs/bisect/bad > first_bad.txt
+        git bisect reset'''), _FIX)),
+    Case("bisect-skip-and-fix", "revert-instead-of-fix", (sh(f'''
+        echo {_BAD} > first_bad.txt
+        git revert --no-edit {_BAD}'''),)),
+    Case("bisect-skip-and-fix", "fix-left-uncommitted", (sh(f'''
+        echo {_BAD} > first_bad.txt
+        sed -i '/^        while (\\*p == .,.) p++;$/d; /^        if (!\\*p) break;$/d' src/parse.c'''),)),
+    Case("bisect-skip-and-fix", "control-right-hash-and-fix", (f"echo {_BAD} > first_bad.txt", _FIX), passes=True),
+    Case("bisect-skip-and-fix", "history-rewritten", (SOLUTION, sh('''
+        git reset -q --soft HEAD~2
+        git commit -qm "README: example, and keep empty fields"'''))),
+    Case("bisect-skip-and-fix", "regress-data-edited", (sh(f'''
+        echo {_BAD} > first_bad.txt
+        ./colstat qa/sample.csv > qa/expected.txt 2>/dev/null || (make -s && ./colstat qa/sample.csv > qa/expected.txt)
+        git commit -q --allow-empty -m "accept new output"'''),)),
+    Case("bisect-skip-and-fix", "bisect-left-running", (SOLUTION, sh('''
+        git bisect start main "$(git rev-list --max-parents=0 main)" >/dev/null'''))),
+]
+# git config, attributes and hooks that would run a program if the checker used the repository's own settings
+_GIT_PLANTS = sh(f'''
+    mkdir -p .git/evil .git/info .git/hooks
+    printf '#!/bin/sh\\necho pwned >> {MARK}\\nexit 0\\n' > .git/evil/x.sh && chmod +x .git/evil/x.sh
+    x=/workspace/.git/evil/x.sh
+    git config core.fsmonitor "$x"; git config filter.ev.clean "$x"; git config filter.ev.smudge "$x"
+    git config diff.external "$x"; git config core.pager "$x"; git config gpg.program "$x"
+    echo '* filter=ev diff=ev' > .git/info/attributes
+    for h in post-checkout pre-commit reference-transaction; do cp "$x" ".git/hooks/$h"; done
+    touch src/*.c .git/index''')
+CASES += [
+    Case("bisect-skip-and-fix", "config-runs-programs", (f"echo {_BAD} > first_bad.txt", _GIT_PLANTS), marker=MARK),
+    Case("bisect-skip-and-fix", "solved-with-inert-plants", (SOLUTION, _GIT_PLANTS), passes=True, marker=MARK),
+]
+MP_STUBS["bisect-skip-and-fix"] = sh(r'''
+    mkdir -p qa
+    printf '#!/bin/sh\ncd "$(dirname "$0")/.." || exit 1\nmake -s clean >/dev/null 2>&1\nmake -s >/dev/null 2>&1 || exit 1\n./colstat qa/sample.csv | cmp -s - qa/expected.txt\n' > qa/regress.sh
+    printf 'region,units,price,discount\nnorth,12,3.50,\nsouth,,4.25,0.10\n' > qa/sample.csv
+    printf 'region: no numbers\nunits: n=1 min=12 max=12 mean=12.00 median=12.00\nprice: n=2 min=3.5 max=4.25 mean=3.88 median=3.88\ndiscount: n=1 min=0.1 max=0.1 mean=0.10 median=0.10\n' > qa/expected.txt''')
