@@ -160,7 +160,7 @@ CASES: list[Case] = [
 ]
 
 MP_STUBS: dict[str, str] = {
-    "sparse-cg-solver": "python3 -c 'print(\"\\n\".join([\"1.0\"] * 25600))' > rhs.txt",
+    "sparse-cg-solver": "python3 -c 'print(\"\\n\".join([\"1.0\"] * 16900))' > rhs.txt",
     "flow-volume-integral": "printf '{\"meter\": \"FM-204\", \"unit\": \"L/min\", \"gain\": 0.03, \"offset\": -2.4}\\n' > calibration.json",
     "pipe-friction-roots": "printf '{\"fluid\": \"water\", \"density_kg_m3\": 998.2, \"viscosity_pa_s\": 0.001002}\\n' > fluid.json",
     "ode-adaptive-integrator": "printf '{\"eccentricity\": 0.8, \"mu\": 1.0, \"semi_major_axis\": 1.0, \"periods\": 4}\\n' > orbit.json",

@@ -7,7 +7,7 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # against the system regenerated in the checker's own memory, so changing the scratch files proves nothing.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
-shipped() { [ "$(sum system.mtx)" = 666d24d9022db2dd3fdec5ed4e00ac301ca6971e03e5c131c8d692d79e369c55 ] && [ "$(sum rhs.txt)" = 65debe4368c9a97177f610d27851b72427cd86c9e380a82e3a03f838a764263d ]; }
+shipped() { [ "$(sum system.mtx)" = dd77618396534fa61bc5ade99bbf2b60f2f3ea9bc44f97461cfa968aec9dd542 ] && [ "$(sum rhs.txt)" = 195233cecc27af3c79b98ac2e3cdce8ed3a325a134914d880366d69d9471e2db ]; }
 shipped || exit 1
 [ -f solve.py ] && [ -f x.txt ] || exit 1
 SYS=$(cat <<'PY'

@@ -5,7 +5,7 @@ set -euo pipefail
 python3 - "${1:-original}" <<'PY'
 import random, sys
 rng = random.Random(31337)
-side = 160
+side = 130
 n = side * side
 diag = [rng.uniform(0.01, 0.1) for _ in range(n)]
 off = {}
