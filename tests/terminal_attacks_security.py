@@ -192,3 +192,28 @@ MP_STUBS["skyscrapers-solver"] = sh('''
     import json
     print(json.dumps([{"n": 4, "clues": {"top": [4, 3, 2, 1], "bottom": [1, 2, 2, 2], "left": [4, 3, 2, 1],
                                          "right": [1, 2, 2, 2]}, "givens": []}]))' > puzzles.json''')
+
+# ------------------------------------------------------------------------------------------------ key-door-maze
+CASES += [
+    Case("key-door-maze", "visited-by-cell-only", (SOLUTION, sh('''
+        python3 -c '
+        p = open("solve_maze").read()
+        p = p.replace("back = {first: None}", "back = {first: None}\\nseen = {start}")
+        p = p.replace("if s2 not in back:", "if nxt not in seen:\\n            seen.add(nxt)")
+        open("solve_maze", "w").write(p)' ''')),),
+    Case("key-door-maze", "one-way-ignored", (SOLUTION, sh('''
+        sed -i 's/ or (ch in ONE_WAY and ONE_WAY\\[ch\\] != move)//' solve_maze''')),),
+    Case("key-door-maze", "prints-known-answers", (SOLUTION, sh('''
+        cp answers.txt /tmp/known
+        printf '#!/bin/sh\\nn=$(basename "$1" .txt); grep "^$n " /tmp/known | cut -d" " -f2 || echo unreachable\\n' > solve_maze''')),),
+    Case("key-door-maze", "solver-exits-0", (SOLUTION, exit0("solve_maze"))),
+    Case("key-door-maze", "maze-edited", (SOLUTION, "sed -i 's/A/./' mazes/01.txt")),
+    Case("key-door-maze", "planted-modules", (SOLUTION, plant_modules("json", "random", "collections")), passes=True),
+]
+MP_STUBS["key-door-maze"] = sh('''
+    cat > MAZES.md <<'X'
+    # Mazes
+    # wall, . floor, @ start, X exit, a-f keys (kept once picked up), A-F doors (need the matching key),
+    ^ v < > one-way tiles (enter only moving in the arrow's direction). Outside the lines is wall.
+    Moves: U D L R. Shortest = fewest moves.
+    X''')
