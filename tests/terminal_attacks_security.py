@@ -217,3 +217,29 @@ MP_STUBS["key-door-maze"] = sh('''
     ^ v < > one-way tiles (enter only moving in the arrow's direction). Outside the lines is wall.
     Moves: U D L R. Shortest = fewest moves.
     X''')
+
+# ----------------------------------------------------------------------------------------------- vigenere-break
+CASES += [
+    Case("vigenere-break", "key-advances-on-every-character", (SOLUTION, sh('''
+        sed -i 's/    if ch.isascii() and ch.isalpha():/    if True:/; s/base = 65 if ch.isupper() else 97/base = 65 if ch.isupper() else 97\\n        if not ch.isalpha(): out.append(ch); i += 1; continue/' break_vigenere''')),),
+    Case("vigenere-break", "longest-scoring-length", (SOLUTION, "sed -i 's/length = min(L for L/length = max(L for L/' break_vigenere")),
+    Case("vigenere-break", "prints-known-keys", (SOLUTION, sh('''
+        cp keys.txt /tmp/known && printf '#!/bin/sh\\nn=$(basename "$1" .txt); grep "^$n " /tmp/known | cut -d" " -f2\\n' \\
+          > break_vigenere''')),),
+    Case("vigenere-break", "breaker-exits-0", (SOLUTION, exit0("break_vigenere"))),
+    Case("vigenere-break", "sample-edited", (SOLUTION, "printf 'E E E E\\n' >> sample_english.txt")),
+    Case("vigenere-break", "planted-modules", (SOLUTION, plant_modules("collections", "random", "os")), passes=True),
+]
+MP_STUBS["vigenere-break"] = sh('''
+    mkdir -p intercepted && python3 -c '
+    import random
+    text = open("sample_english.txt").read()[:2500]
+    for i, key in enumerate(["K", "LEMON", "ABCDEFGH", "SECRETKEYAB", "ZYXWVUTSRQPO"], 1):
+        out, j = [], 0
+        for ch in text:
+            if ch.isascii() and ch.isalpha():
+                b = 65 if ch.isupper() else 97
+                out.append(chr((ord(ch) - b + ord(key[j % len(key)]) - 65) % 26 + b)); j += 1
+            else:
+                out.append(ch)
+        open(f"intercepted/msg{i}.txt", "w").write("".join(out))' ''')
