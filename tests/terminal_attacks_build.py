@@ -241,3 +241,28 @@ MP_STUBS["bisect-skip-and-fix"] = sh(r'''
     printf '#!/bin/sh\ncd "$(dirname "$0")/.." || exit 1\nmake -s clean >/dev/null 2>&1\nmake -s >/dev/null 2>&1 || exit 1\n./colstat qa/sample.csv | cmp -s - qa/expected.txt\n' > qa/regress.sh
     printf 'region,units,price,discount\nnorth,12,3.50,\nsouth,,4.25,0.10\n' > qa/sample.csv
     printf 'region: no numbers\nunits: n=1 min=12 max=12 mean=12.00 median=12.00\nprice: n=2 min=3.5 max=4.25 mean=3.88 median=3.88\ndiscount: n=1 min=0.1 max=0.1 mean=0.10 median=0.10\n' > qa/expected.txt''')
+
+# ------------------------------------------------------------------------------------- clickstream-report-speedup
+CASES += [
+    Case("clickstream-report-speedup", "script-exits-0", (exit0("report.py"),)),
+    Case("clickstream-report-speedup", "burst-still-quadratic", (SOLUTION, sh(r'''
+        python3 - <<'PY'
+        s = open("report.py").read()
+        fast = "            while t - ts[lo] > BURST_WINDOW:\n                lo += 1\n            best = max(best, i - lo + 1)"
+        slow = "            best = max(best, sum(1 for u in ts[: i + 1] if t - u <= BURST_WINDOW))"
+        assert fast in s
+        open("report.py", "w").write(s.replace(fast, slow))
+        PY'''))),
+    Case("clickstream-report-speedup", "dedupe-on-raw-text", (SOLUTION, sh(r'''
+        python3 - <<'PY'
+        s = open("report.py").read()
+        old = "            elif event not in seen:\n                seen.add(event)"
+        new = "            elif line.strip() not in seen:\n                seen.add(line.strip())"
+        assert old in s
+        open("report.py", "w").write(s.replace(old, new))
+        PY'''))),
+    Case("clickstream-report-speedup", "sample-output-replayed", (sh('''
+        python3 report.py data/sample.csv > /tmp/sample.out 2>/dev/null
+        printf 'import sys\\nsys.stdout.write(open("/tmp/sample.out").read())\\n' > report.py'''),)),
+    Case("clickstream-report-speedup", "planted-modules", (plant_modules("random", "datetime", "os"),)),
+]
