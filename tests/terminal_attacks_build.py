@@ -266,3 +266,30 @@ CASES += [
         printf 'import sys\\nsys.stdout.write(open("/tmp/sample.out").read())\\n' > report.py'''),)),
     Case("clickstream-report-speedup", "planted-modules", (plant_modules("random", "datetime", "os"),)),
 ]
+
+# ---------------------------------------------------------------------------------------------- log-summary-forks
+CASES += [
+    Case("log-summary-forks", "script-does-nothing", ("printf '#!/usr/bin/env bash\\nexit 0\\n' > summarize.sh",)),
+    Case("log-summary-forks", "naive-awk-fields", (SOLUTION, sh(r'''
+        cat > summarize.sh <<'X'
+        #!/usr/bin/env bash
+        export LC_ALL=C
+        awk '{split($7, p, "?"); if ($9 !~ /^[1-5][0-9][0-9]$/ || p[1] !~ /^\//) {bad++; next}
+              total++; paths[p[1]]++; if ($9 >= 400) err[$9]++; sent[$1] += ($10 ~ /^[0-9]+$/ ? $10 : 0)
+              m[toupper(substr($6, 2))]++}
+             END {print "requests " total + 0; print "malformed " bad + 0; print "== methods"
+                  for (k in m) print k, m[k] | "sort -k1,1"; close("sort -k1,1"); print "== top paths"
+                  for (k in paths) print paths[k], k | "sort -k1,1nr -k2,2 | head -n 10"; close("sort -k1,1nr -k2,2 | head -n 10")
+                  print "== errors"; for (k in err) print k, err[k] | "sort"; close("sort"); print "== top talkers"
+                  for (k in sent) print sent[k], k | "sort -k1,1nr -k2,2 | head -n 5"}' "$1"
+        X'''))),
+    Case("log-summary-forks", "sample-output-replayed", (sh('''
+        bash summarize.sh logs/sample.log > /tmp/s.txt
+        printf '#!/usr/bin/env bash\\ncat /tmp/s.txt\\n' > summarize.sh'''),)),
+    Case("log-summary-forks", "reads-expected-from-checker-tmp", (sh(r'''
+        cat > summarize.sh <<'X'
+        #!/usr/bin/env bash
+        for f in /tmp/*/want /tmp/*/expected* "$(dirname "$1")"/want*; do [ -f "$f" ] && cat "$f" && exit 0; done
+        exit 0
+        X'''),)),
+]
