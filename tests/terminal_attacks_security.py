@@ -243,3 +243,48 @@ MP_STUBS["vigenere-break"] = sh('''
             else:
                 out.append(ch)
         open(f"intercepted/msg{i}.txt", "w").write("".join(out))' ''')
+
+# ------------------------------------------------------------------------------------------------- sudoku-batch
+CASES += [
+    Case("sudoku-batch", "plain-backtracking-too-slow", (SOLUTION, sh('''
+        cat > sudoku <<'PY'
+        #!/usr/bin/env python3
+        import sys
+        def ok(g, i, v):
+            r, c = divmod(i, 9)
+            for k in range(9):
+                if g[r*9+k] == v or g[k*9+c] == v: return False
+            br, bc = r//3*3, c//3*3
+            for dr in range(3):
+                for dc in range(3):
+                    if g[(br+dr)*9+bc+dc] == v: return False
+            return True
+        def bt(g, i=0):
+            while i < 81 and g[i]: i += 1
+            if i == 81: return True
+            for v in range(1, 10):
+                if ok(g, i, v):
+                    g[i] = v
+                    if bt(g, i + 1): return True
+                    g[i] = 0
+            return False
+        for line in open(sys.argv[1]):
+            line=line.strip()
+            if not line or line[0]=="#": continue
+            if len(line) != 81 or any(ch not in "123456789.0" for ch in line): print("invalid"); continue
+            g=[0 if ch in ".0" else int(ch) for ch in line]
+            if any(v and not ok(g[:i] + [0] + g[i+1:], i, v) for i, v in enumerate(g)): print("invalid"); continue
+            print("".join(map(str,g)) if bt(g) else "no solution")
+        PY''')),),
+    Case("sudoku-batch", "no-box-clash-check", (SOLUTION, sh(r'''
+        sed -i 's/if (rows\[r\] | cols\[c\] | boxes\[b\]) \& bit:/if (rows[r] | cols[c]) \& bit:/' sudoku''')),),
+    Case("sudoku-batch", "prints-known-answers", (SOLUTION, sh('''
+        cp solutions.txt /tmp/known && printf '#!/bin/sh\\ncat /tmp/known\\n' > sudoku''')),),
+    Case("sudoku-batch", "solver-exits-0", (SOLUTION, exit0("sudoku"))),
+    Case("sudoku-batch", "batch-edited", (SOLUTION, "sed -i '$d' puzzles.txt")),
+    Case("sudoku-batch", "planted-modules", (SOLUTION, plant_modules("json", "random", "sys")), passes=True),
+]
+MP_STUBS["sudoku-batch"] = sh('''
+    printf '%s\\n' '# sudoku batch' \\
+      '..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9' \\
+      '.................................................................................' > puzzles.txt''')
