@@ -288,3 +288,24 @@ MP_STUBS["sudoku-batch"] = sh('''
     printf '%s\\n' '# sudoku batch' \\
       '..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9' \\
       '.................................................................................' > puzzles.txt''')
+
+# --------------------------------------------------------------------------------------------------- step-order
+CASES += [
+    Case("step-order", "repeated-statements-counted-twice", (SOLUTION, sh(r'''
+        sed -i 's/    if second not in succ\[first\]:/    if True:/' order''')),),
+    Case("step-order", "names-split-on-spaces", (SOLUTION, sh('''
+        sed -i 's/    m = STATEMENT.fullmatch(line)/    m = STATEMENT.fullmatch(" ".join(line.split()[:1] + line.split()[-2:]))/' order''')),),
+    Case("step-order", "any-order-when-several-fit", (SOLUTION, "sed -i 's/^elif undecided:/elif False:/' order")),
+    Case("step-order", "prints-known-outputs", (SOLUTION, sh('''
+        cp -r orders /tmp/known
+        printf '#!/bin/sh\\ncat "/tmp/known/$(basename "$1")" 2>/dev/null || echo undecided\\n' > order''')),),
+    Case("step-order", "order-exits-0", (SOLUTION, exit0("order"))),
+    Case("step-order", "statements-edited", (SOLUTION, "sed -i '1d' steps/plugins.txt")),
+    Case("step-order", "planted-modules", (SOLUTION, plant_modules("re", "json", "collections")), passes=True),
+]
+MP_STUBS["step-order"] = sh('''
+    mkdir -p steps
+    printf 'build api before test api\\ndeploy after test api\\n' > steps/release.txt
+    printf 'a before b\\nb before a\\n' > steps/migrations.txt
+    printf 'x before y\\nx before z\\n' > steps/plugins.txt
+    printf 'p before q\\n' > steps/platform.txt''')
