@@ -6,7 +6,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # gpg, includes; hooks; info/; commondir) runs or counts; replace refs are ignored. The regression check and its
 # data must be the shipped ones (checksums of what setup wrote). The fix is judged on main's committed tree: the
 # checker compiles its sources with its own command and compares the program's output on CSV files made up here
-# (quoted fields, empty fields, options) with a reference of the intended behaviour computed here.
+# (quoted fields, empty fields, options) with a reference of the intended behaviour computed here, only after the
+# program has run, so no expected value is on disk while agent code runs.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 [ -d .git ] && [ ! -L .git ] && [ -d .git/objects ] && [ -d .git/refs ] && [ -f .git/HEAD ] || exit 1
 mkdir "$T/git" && cp -R .git/objects .git/refs "$T/git/" && cp .git/HEAD "$T/git/HEAD" || exit 1
@@ -34,10 +35,10 @@ st=$(git status --porcelain --untracked-files=no --ignore-submodules=all 2>/dev/
 mkdir "$T/tree" && git archive --format=tar "$main" | tar -x -C "$T/tree" || exit 1
 ls "$T"/tree/src/*.c >/dev/null 2>&1 || exit 1
 timeout 60 gcc -std=c11 -O2 -I"$T/tree/src" -o "$T/colstat" "$T"/tree/src/*.c -lm >/dev/null 2>&1 </dev/null || exit 1
-python3 -I - "$T" <<'PY' || exit 1
-import os, random, re, sys
-T = sys.argv[1]
-rng = random.Random(int.from_bytes(os.urandom(8), "big"))
+REF=$(cat <<'PY'
+import random, re, sys
+mode, T = sys.argv[1], sys.argv[2]
+rng = random.Random(int(sys.argv[3]))
 NUM = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 def parse(line):
     line = re.split(r"[\r\n]", line)[0]
@@ -125,19 +126,26 @@ for k in range(8):
     files.append((text, only, prec))
 files.append(("region,units,price,discount\nnorth,12,3.50,\nsouth,,4.25,0.10\n,7,,0.05\n", None, None))
 files.append(('a,b,c\n1,,3\n,2,\n"4","",""\n', "b", 1))
-with open(f"{T}/runs", "w") as runs:
-    for k, (text, only, prec) in enumerate(files):
+ok = True
+for k, (text, only, prec) in enumerate(files):
+    if mode == "make":
         open(f"{T}/in{k}.csv", "w", newline="").write(text)
-        tn = text.replace("\r\n", "\n")
-        open(f"{T}/want{k}", "w").write("".join(l + "\n" for l in report(tn, only, 2 if prec is None else prec)))
         args = ([] if only is None else ["--column", only]) + ([] if prec is None else ["--precision", str(prec)])
         open(f"{T}/args{k}", "wb").write(b"".join(a.encode() + b"\0" for a in args))
-        runs.write(f"{k}\n")
+        continue
+    want = report(text.replace("\r\n", "\n"), only, 2 if prec is None else prec)
+    ok &= open(f"{T}/got{k}").read() == "".join(l + "\n" for l in want)
+if mode == "make":
+    open(f"{T}/runs", "w").write("".join(f"{k}\n" for k in range(len(files))))
+sys.exit(0 if ok else 1)
 PY
+)
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+python3 -I - make "$T" "$seed" <<<"$REF" || exit 1
 while read -r k; do
   args=(); while IFS= read -r -d '' a; do args+=("$a"); done < "$T/args$k"
   (cd "$T" && timeout 10 ./colstat "${args[@]}" "in$k.csv" > "got$k" 2>/dev/null </dev/null) || exit 1
-  cmp -s "$T/got$k" "$T/want$k" || exit 1
 done < "$T/runs"
+python3 -I - check "$T" "$seed" <<<"$REF" || exit 1
 rc=0; out=$(printf 'a,b\n1,2\n' | timeout 10 "$T/colstat" --column zz 2>/dev/null) || rc=$?
 [ "$rc" = 1 ] && [ -z "$out" ]

@@ -6,7 +6,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # library's file names, soname, exported symbols and position independence, and a program that, with dist/ moved
 # to a scratch folder and no LD_LIBRARY_PATH, loads the library found next to it: first the one built here, then
 # one the checker builds from the shipped sources with a version string of its own (so a program that carries the
-# library's code, or finds it by an absolute path, fails). Output is compared on shapes made up here.
+# library's code, or finds it by an absolute path, fails). Output is compared on shapes made up here, with a
+# reference computed only after the program has run, so no expected value is on disk while agent code runs.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 while read -r want f; do [ "$(sum "$f")" = "$want" ] || exit 1; done <<'X'
@@ -34,10 +35,10 @@ exported=$(nm -D --defined-only $L/libgeom.so.1.2.0 | awk '$2 != "A" {sub(/@.*/,
 # the program: needs libgeom by its soname and defines none of its functions
 LC_ALL=C readelf -d dist/bin/polystat | grep -Fq 'Shared library: [libgeom.so.1]' || exit 1
 ! nm --defined-only dist/bin/polystat 2>/dev/null | grep -q ' geom_' || exit 1
-python3 -I - "$T" <<'PY' || exit 1
-import math, os, random, sys
-T = sys.argv[1]
-rng = random.Random(int.from_bytes(os.urandom(8), "big"))
+REF=$(cat <<'PY'
+import math, random, sys
+mode, T = sys.argv[1], sys.argv[2]
+rng = random.Random(int(sys.argv[3]))
 def area(p):
     t = 0.0
     for i in range(len(p)):
@@ -75,18 +76,24 @@ for i in range(1, rng.randint(30, 60)):
     h = hull(p)
     out.append(f"polygon {i}: {n} vertices, area {area(p):.6f}, perimeter {perimeter(p):.6f}, "
                f"hull {len(h)} points, hull area {area(h):.6f}")
-open(f"{T}/shapes", "w").write("\n".join(lines) + "\n")
-open(f"{T}/want", "w").write("\n".join(out) + "\n")
+if mode == "make":
+    open(f"{T}/shapes", "w").write("\n".join(lines) + "\n")
+    sys.exit(0)
+sys.exit(0 if all(open(f"{T}/{g}").read() == "\n".join(out) + "\n" for g in ("got1", "got2")) else 1)
 PY
+)
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+python3 -I - make "$T" "$seed" <<<"$REF" || exit 1
 tag="1.2.0-check$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 mkdir -p "$T/moved/opt" && cp -a dist "$T/moved/opt/geom" || exit 1
 # the checker runs without /proc, where the dynamic loader learns the program's folder ($ORIGIN) from LD_ORIGIN_PATH
 run() { (cd "$T" && timeout 10 env -i PATH=/usr/bin:/bin LD_ORIGIN_PATH="$T/moved/opt/geom/bin" \
            "$T/moved/opt/geom/bin/polystat" "$@" 2>/dev/null </dev/null); }
 [ "$(run --version)" = "polystat 1.0 (libgeom 1.2.0)" ] || exit 1
-run "$T/shapes" > "$T/got" && cmp -s "$T/got" "$T/want" || exit 1
+run "$T/shapes" > "$T/got1" || exit 1
 timeout 60 gcc -O2 -fPIC -shared -Wl,-soname,libgeom.so.1 -DGEOM_LIB_VERSION="\"$tag\"" -o "$T/libgeom.so" \
   lib/geom/measure.c lib/geom/hull.c -lm >/dev/null 2>&1 </dev/null || exit 1
 rm -f "$T/moved/opt/geom/lib/libgeom.so.1.2.0" && cp "$T/libgeom.so" "$T/moved/opt/geom/lib/libgeom.so.1.2.0"
 [ "$(run --version)" = "polystat 1.0 (libgeom $tag)" ] || exit 1
-run "$T/shapes" > "$T/got" && cmp -s "$T/got" "$T/want"
+run "$T/shapes" > "$T/got2" || exit 1
+python3 -I - check "$T" "$seed" <<<"$REF"

@@ -5,7 +5,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # report. The Makefile is agent code: it runs (make -f Makefile) in a scratch copy of the workspace, objects and
 # program removed, and what counts is what it rebuilds after each change made here (config.h, reached by format.c
 # only through format.h; record.h; format.h; a header deleted once no source includes it; a .c file; nothing) and
-# what the rebuilt program prints for ledgers made up here, compared with a reference of the program computed here.
+# what the rebuilt program prints for ledgers made up here, compared with a reference of the program computed here
+# (after the program has run: no expected value is on disk while agent code runs).
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 while read -r want f; do [ "$(sum "$f")" = "$want" ] || exit 1; done <<'X'
@@ -22,7 +23,7 @@ e99cabcd93b271f42f9cefc03eb2d14bf62b547b211a425886a3a3d47e0ca56b data/march.csv
 26d8e99c5aaf9e841dd511d60e934f6c3a19d925807f3adc9819d091e177f09f report.txt
 X
 [ -f Makefile ] && [ ! -L Makefile ] || exit 1
-cat > "$T/ref.py" <<'PY'
+REF=$(cat <<'PY'
 import random, re, sys
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "make":  # a ledger with long, padded and clashing names, odd amounts and bad lines
@@ -85,8 +86,9 @@ if skipped:
     out.append(f"skipped {skipped} malformed line(s)")
 sys.stdout.write("\n".join(out) + "\n")
 PY
+)
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
-python3 -I "$T/ref.py" make "$T/in.csv" "$seed" || exit 1
+python3 -I - make "$T/in.csv" "$seed" <<<"$REF" || exit 1
 mkdir "$T/p" && tar -C . --exclude=./.git -cf - . | tar -C "$T/p" -xf - || exit 1
 cd "$T/p"
 find . \( -name '*.o' -o -name '*.d' \) -delete
@@ -96,7 +98,9 @@ mk() { timeout 60 make -f Makefile >/dev/null 2>&1 </dev/null; }
 same() {
   [ -f ledger ] && [ "$(od -An -tx1 -N4 ledger | tr -d ' ')" = 7f454c46 ] || return 1
   timeout 10 ./ledger "$T/in.csv" > "$T/got" 2>/dev/null </dev/null || return 1
-  python3 -I "$T/ref.py" ref "$T/in.csv" "$@" > "$T/want" && cmp -s "$T/got" "$T/want"
+  python3 -I - ref "$T/in.csv" "$@" <<<"$REF" > "$T/want" || return 1
+  cmp -s "$T/got" "$T/want" || return 1
+  rm -f "$T/want"
 }
 # all files old, build outputs less old; run the change, then make; print the objects make rebuilt
 rebuilt() {

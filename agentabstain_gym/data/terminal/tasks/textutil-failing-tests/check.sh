@@ -5,7 +5,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # run. src/textutil.c is agent code: it is compiled by the checker (its own command, in a scratch folder with only
 # the shipped header), may define nothing but the library's functions, and is linked into the checker's own driver,
 # whose malloc fences every block: each case below, made up here on every run, must print what a reference of the
-# header's contract computed here prints, and must write nothing outside the blocks it allocates.
+# header's contract computed here prints, and must write nothing outside the blocks it allocates. The reference runs
+# only after the driver has, so no expected value is on disk while agent code runs.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum tests/test_textutil.c)" = b6268acc8ee16d4bd58cb03cc22c339176fe0d2747d639ca090a2ee1c3f11b13 ] || exit 1
@@ -133,10 +134,10 @@ for s in $defined; do
   case " tu_trim tu_split tu_free_fields tu_join tu_replace tu_basename " in *" $s "*) ;; *) exit 1;; esac
 done
 timeout 60 gcc -std=c11 -O1 -I"$T/inc" -o driver driver.c textutil.o >/dev/null 2>&1 </dev/null || exit 1
-python3 -I - "$T" <<'PY' || exit 1
-import os, random, sys
-T = sys.argv[1]
-rng = random.Random(int.from_bytes(os.urandom(8), "big"))
+REF=$(cat <<'PY'
+import random, sys
+mode, T = sys.argv[1], sys.argv[2]
+rng = random.Random(int(sys.argv[3]))
 WS = b" \t\n\v\f\r"
 def h(b):
     return b.hex() if b else "-"
@@ -171,10 +172,13 @@ for p, cap in fixed_base + [(text(b"ab/.", 0, 20), rng.randint(0, 12)) for _ in 
     want.append(f"basename {len(b)}" + (f" {h(b[:cap - 1])}" if cap else ""))
 order = list(range(len(cases)))
 rng.shuffle(order)
-with open(f"{T}/cases", "w") as f:
-    f.write("".join(cases[i] + "\n" for i in order))
-with open(f"{T}/want", "w") as f:
-    f.write("".join(want[i] + "\n" for i in order))
+if mode == "make":
+    open(f"{T}/cases", "w").write("".join(cases[i] + "\n" for i in order))
+    sys.exit(0)
+sys.exit(0 if open(f"{T}/got").read() == "".join(want[i] + "\n" for i in order) else 1)
 PY
+)
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+python3 -I - make "$T" "$seed" <<<"$REF" || exit 1
 timeout 20 ./driver < cases > got 2>/dev/null || exit 1
-cmp -s got want
+python3 -I - check "$T" "$seed" <<<"$REF"

@@ -5,6 +5,7 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # other source are agent code: make runs as a child from a clean tree, and only what the binary prints counts. Its
 # output is compared with a reference of the shipped program computed here, on requests made up here (fresh every
 # run: valid conversions in every dimension and precision, and every kind of bad line), stdout and -v's stderr.
+# The reference runs only after the program has, so no expected value is on disk while agent code runs.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum src/convert.c)" = bc0e7f4d172d2312c6d1249fe04f47dc9f9abce9268cca4e7c59c3fd37f13c2d ] || exit 1
@@ -13,10 +14,10 @@ rm -f unitconv src/*.o
 timeout 60 make -f Makefile >/dev/null 2>&1 </dev/null || exit 1
 [ -f unitconv ] && [ "$(od -An -tx1 -N4 unitconv | tr -d ' ')" = 7f454c46 ] || exit 1
 cp unitconv "$T/unitconv"
-python3 -I - "$T" <<'PY' || exit 1
-import math, os, random, sys
-T = sys.argv[1]
-rng = random.Random(int.from_bytes(os.urandom(8), "big"))
+REF=$(cat <<'PY'
+import math, random, sys
+mode, T = sys.argv[1], sys.argv[2]
+rng = random.Random(int(sys.argv[3]))
 L, M, K, V, S = range(5)
 DIMS = ["length", "mass", "temperature", "volume", "time"]
 UNITS = {"m": (L, 1.0, 0.0), "km": (L, 1000.0, 0.0), "cm": (L, 0.01, 0.0), "mm": (L, 0.001, 0.0),
@@ -90,25 +91,28 @@ def line():
 cases = [(["12.5 km mi", "-40 C F", "98.6 F C", "0 K C", "3 kg m", "12 furlong m"], 6)]
 cases += [([line() for _ in range(rng.randint(150, 250))], sig) for sig in (6, 1, 3, 10, 15)]
 cases.append((["1 mi km", "100 C F", "2.5 h min", "-459.67 F R"], 8))
+ok = True
 for i, (lines, sig) in enumerate(cases):
+    if mode == "make":
+        open(f"{T}/in{i}", "w").write("".join(l + "\n" for l in lines))
+        open(f"{T}/args{i}", "w").write(f"{sig}\n")
+        continue
     out, err, status = run(lines, sig)
-    with open(f"{T}/in{i}", "w") as f:
-        f.write("".join(l + "\n" for l in lines))
-    with open(f"{T}/out{i}", "w") as f:
-        f.write("".join(l + "\n" for l in out))
-    with open(f"{T}/err{i}", "w") as f:
-        f.write("".join(l + "\n" for l in err))
-    with open(f"{T}/args{i}", "w") as f:
-        f.write(f"{sig} {status}\n")
+    got = [open(f"{T}/got{i}{k}").read() for k in "ab"] + [open(f"{T}/trace{i}").read(), open(f"{T}/rc{i}").read().split()]
+    ok &= got == ["".join(l + "\n" for l in out)] * 2 + ["".join(l + "\n" for l in err), [str(status)] * 2]
+sys.exit(0 if ok else 1)
 PY
+)
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+python3 -I - make "$T" "$seed" <<<"$REF" || exit 1
 cd "$T"
 for i in 0 1 2 3 4 5 6; do
-  read -r sig status < "args$i"
-  rc=0; timeout 10 ./unitconv -p "$sig" < "in$i" > "got$i" 2>/dev/null || rc=$?
-  cmp -s "got$i" "out$i" && [ "$rc" = "$status" ] || exit 1
-  rc=0; timeout 10 ./unitconv -v -p "$sig" < "in$i" > "got$i" 2> "trace$i" || rc=$?
-  cmp -s "got$i" "out$i" && cmp -s "trace$i" "err$i" && [ "$rc" = "$status" ] || exit 1
+  read -r sig < "args$i"
+  rc=0; timeout 10 ./unitconv -p "$sig" < "in$i" > "got${i}a" 2>/dev/null || rc=$?
+  rc2=0; timeout 10 ./unitconv -v -p "$sig" < "in$i" > "got${i}b" 2> "trace$i" || rc2=$?
+  echo "$rc $rc2" > "rc$i"
 done
+python3 -I - check "$T" "$seed" <<<"$REF" || exit 1
 [ "$(printf '1 mi km\n' | timeout 10 ./unitconv 2>/dev/null)" = "1 mi = 1.60934 km" ] || exit 1
 rc=0; out=$(printf '1 mi km\n' | timeout 10 ./unitconv -p 0 2>/dev/null) || rc=$?
 [ "$rc" = 2 ] && [ -z "$out" ] || exit 1
