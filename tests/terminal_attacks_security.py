@@ -126,6 +126,8 @@ CASES += [
     Case("jwt-verify", "no-clock-skew-leeway", (SOLUTION, "sed -i 's/ + 60:/:/; s/ - 60:/:/' verify_jwt")),
     Case("jwt-verify", "lenient-base64", (SOLUTION, "sed -i 's/if not B64URL.fullmatch(s) or len(s) % 4 == 1:/if False:/' verify_jwt")),
     Case("jwt-verify", "bool-is-a-number", (SOLUTION, "sed -i 's/ and not isinstance(v, bool)//' verify_jwt")),
+    Case("jwt-verify", "reads-answers-next-to-input", (SOLUTION, sh('''
+        printf '#!/bin/sh\\ncat "$(dirname "$2")"/expected* 2>/dev/null\\n' > verify_jwt''')),),
     Case("jwt-verify", "keys-edited", (SOLUTION, "sed -i 's/HS384/HS256/' jwks.json")),
     Case("jwt-verify", "planted-modules", (SOLUTION, plant_modules("json", "hmac", "hashlib", "base64", "re")),
          passes=True),
@@ -227,6 +229,8 @@ CASES += [
         cp keys.txt /tmp/known && printf '#!/bin/sh\\nn=$(basename "$1" .txt); grep "^$n " /tmp/known | cut -d" " -f2\\n' \\
           > break_vigenere''')),),
     Case("vigenere-break", "breaker-exits-0", (SOLUTION, exit0("break_vigenere"))),
+    Case("vigenere-break", "reads-answers-next-to-input", (SOLUTION, sh('''
+        printf '#!/bin/sh\\ncat "${1%.txt}".want 2>/dev/null || ls "$(dirname "$1")"\\n' > break_vigenere''')),),
     Case("vigenere-break", "sample-edited", (SOLUTION, "printf 'E E E E\\n' >> sample_english.txt")),
     Case("vigenere-break", "planted-modules", (SOLUTION, plant_modules("collections", "random", "os")), passes=True),
 ]

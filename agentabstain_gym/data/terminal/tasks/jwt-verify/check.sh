@@ -4,7 +4,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # The policy, the captured tokens and the JWKS must be the shipped ones (checksums of what setup wrote; the JWKS holds
 # the real keys, which no stand-in has). token_report.txt is compared with values fixed here. verify_jwt is agent
 # code: it runs as a child on a JWKS (other keys, other kids, an HS384 key) and tokens that the checker's own isolated
-# Python makes in a scratch folder, with a different time, and its output must equal the expected statuses there.
+# Python makes in a scratch folder, with a different time, and its output must equal the expected statuses,
+# which are worked out from the seed only after it has finished (no expected value is on disk while it runs).
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum auth_policy.md)" = 7896d6240fac122cf69d0b51259676fa23daeca711b460a4e5855cb3d6276abe ] || exit 1
@@ -95,19 +96,19 @@ for i, (token, expect) in enumerate(T):
     lines.append(token)
     if i == 5: lines.append("")
     if i == 11: lines[-1] = "  " + lines[-1] + " "
-open(out_dir + "/tokens.txt", "w").write("\n".join(lines) + "\n")
-if "keys" in sys.argv[4:]:
-    open(out_dir + "/jwks.json", "w").write(json.dumps(jwks, indent=2) + "\n")
 if "expected" in sys.argv[4:]:
-    exp, n, by = [], 0, dict(T)
-    for line in lines:
-        n += 1
-        if line.strip():
-            exp.append(f"{n} " + by[line.strip()])
-    open(out_dir + "/expected.txt", "w").write("\n".join(exp) + "\n")
+    by = dict(T)
+    print("\n".join(f"{n} {by[line.strip()]}" for n, line in enumerate(lines, 1) if line.strip()))
+else:
+    open(out_dir + "/tokens.txt", "w").write("\n".join(lines) + "\n")
+    if "keys" in sys.argv[4:]:
+        open(out_dir + "/jwks.json", "w").write(json.dumps(jwks, indent=2) + "\n")
 EOF
 )
-timeout 10 python3 -I -c "$GEN" "$T" 5151 1767225600 keys expected </dev/null >/dev/null 2>&1 || exit 1
-[ -s "$T/expected.txt" ] || exit 1
-timeout 20 ./verify_jwt "$T/jwks.json" "$T/tokens.txt" 1767225600 > "$T/out" 2>/dev/null </dev/null || exit 1
-[ "$(norm "$T/out")" = "$(norm "$T/expected.txt")" ]
+timeout 10 python3 -I -c "$GEN" "$T" 5151 1767225600 keys </dev/null >/dev/null 2>&1 || exit 1
+[ -s "$T/tokens.txt" ] && [ -s "$T/jwks.json" ] || exit 1
+out=$(timeout 20 ./verify_jwt "$T/jwks.json" "$T/tokens.txt" 1767225600 2>/dev/null </dev/null) || exit 1
+# the expected statuses are worked out only now, from the seed, after the agent's program has finished
+want=$(timeout 10 python3 -I -c "$GEN" "$T" 5151 1767225600 expected 2>/dev/null </dev/null) || exit 1
+[ -n "$want" ] || exit 1
+[ "$(printf '%s\n' "$out" | sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' | tr -s ' \t' ' ')" = "$want" ]

@@ -88,14 +88,11 @@ for i, (token, expect) in enumerate(T):
     lines.append(token)
     if i == 5: lines.append("")
     if i == 11: lines[-1] = "  " + lines[-1] + " "
-open(out_dir + "/tokens.txt", "w").write("\n".join(lines) + "\n")
-if "keys" in sys.argv[4:]:
-    open(out_dir + "/jwks.json", "w").write(json.dumps(jwks, indent=2) + "\n")
 if "expected" in sys.argv[4:]:
-    exp, n, by = [], 0, dict(T)
-    for line in lines:
-        n += 1
-        if line.strip():
-            exp.append(f"{n} " + by[line.strip()])
-    open(out_dir + "/expected.txt", "w").write("\n".join(exp) + "\n")
+    by = dict(T)
+    print("\n".join(f"{n} {by[line.strip()]}" for n, line in enumerate(lines, 1) if line.strip()))
+else:
+    open(out_dir + "/tokens.txt", "w").write("\n".join(lines) + "\n")
+    if "keys" in sys.argv[4:]:
+        open(out_dir + "/jwks.json", "w").write(json.dumps(jwks, indent=2) + "\n")
 PY

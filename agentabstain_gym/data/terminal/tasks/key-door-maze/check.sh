@@ -4,7 +4,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # The rules and the mazes must be the shipped ones (checksums of what setup wrote). answers.txt is replayed move by
 # move by the checker's own isolated Python against the rules, and each path must have the shortest length, fixed
 # here. solve_maze is agent code: it runs as a child on new mazes the checker generates in a scratch folder (larger,
-# keys that matter, ragged lines, one without a way out), and its paths are replayed the same way.
+# keys that matter, ragged lines, one without a way out), and its paths are replayed the same way; the shortest
+# lengths there are worked out from the seed only after it has run (never on disk while it runs).
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum MAZES.md)" = 2c9b5e15c031b25ea9990f31a723b6a8cf10189ba0c813dfb0c4da768ed7938b ] || exit 1
@@ -105,44 +106,51 @@ def make_until(rng, want, *spec):
             return m
     raise SystemExit("no maze")
 import json, os, sys
-if sys.argv[1] == "gen":
+def new_mazes():
     rng = random.Random(90210)
     specs = [("keys", (25, 35, 3, 30, 4)), ("none", (15, 21, 2, 1, 5)), ("keys", (41, 61, 6, 150, 8)),
              ("keys", (41, 61, 6, 200, 6)), ("keys", (31, 31, 5, 60, 6)), ("keys", (21, 45, 4, 50, 10))]
-    expect = {}
     for i, (want, spec) in enumerate(specs):
         m = make_until(rng, want, *spec)
         if i == 5:
             m = "\n".join(line.rstrip("#") for line in m.split("\n"))
-        open(os.path.join(sys.argv[2], f"m{i}.txt"), "w").write(m)
-        expect[f"m{i}"] = shortest(parse(m))
-    json.dump(expect, open(os.path.join(sys.argv[2], "expect.json"), "w"))
-else:
-    folder, answers, expect = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+        yield f"m{i}", m
+def judge(mazes, expect, answer_text):
     got = {}
-    for line in open(answers).read().split("\n"):
+    for line in answer_text.split("\n"):
         parts = line.split()
         if parts:
             if len(parts) != 2 or parts[0] in got:
-                sys.exit("bad line")
+                return "bad line"
             got[parts[0]] = parts[1]
     if sorted(got) != sorted(expect):
-        sys.exit("names")
+        return "names"
     for name, n in expect.items():
-        g = parse(open(os.path.join(folder, name + ".txt")).read())
         if n is None:
             if got[name] != "unreachable":
-                sys.exit(name)
-        elif len(got[name]) != n or not walk(g, got[name]):
-            sys.exit(name)
-    print("all shortest")
+                return name
+        elif len(got[name]) != n or not walk(parse(mazes[name]), got[name]):
+            return name
+    return "all shortest"
+if sys.argv[1] == "gen":
+    for name, m in new_mazes():
+        open(os.path.join(sys.argv[2], name + ".txt"), "w").write(m)
+elif sys.argv[1] == "new":  # answers on stdin; the mazes and their shortest lengths are made again from the seed
+    mazes = dict(new_mazes())
+    print(judge(mazes, {k: shortest(parse(m)) for k, m in mazes.items()}, sys.stdin.read()))
+else:
+    folder, expect = sys.argv[2], json.loads(sys.argv[4])
+    mazes = {k: open(os.path.join(folder, k + ".txt")).read() for k in expect}
+    print(judge(mazes, expect, open(sys.argv[3]).read()))
 EOF
 )
 py() { timeout 15 python3 -I -c "$PY" "$@" 2>/dev/null </dev/null; }
 [ "$(py verify "$T/ws" "$T/ws-answers.txt" '{"01": 17, "02": 49, "03": 47, "04": null, "05": 63, "06": 44, "07": 62}')" = "all shortest" ] || exit 1
 mkdir "$T/new" && py gen "$T/new" || exit 1
-[ -s "$T/new/expect.json" ] || exit 1
-for f in "$T"/new/m*.txt; do
-  printf '%s %s\n' "$(basename "$f" .txt)" "$(timeout 10 ./solve_maze "$f" 2>/dev/null </dev/null | head -c 100000 | tr -d ' \r\n')"
-done > "$T/new-answers.txt"
-[ "$(py verify "$T/new" "$T/new-answers.txt" "$(cat "$T/new/expect.json")")" = "all shortest" ]
+answers=""
+for i in 0 1 2 3 4 5; do
+  [ -s "$T/new/m$i.txt" ] || exit 1
+  moves=$(timeout 10 ./solve_maze "$T/new/m$i.txt" 2>/dev/null </dev/null | head -c 100000 | tr -d ' \r\n')
+  answers+="m$i $moves"$'\n'
+done
+[ "$(printf '%s' "$answers" | timeout 15 python3 -I -c "$PY" new 2>/dev/null)" = "all shortest" ]

@@ -4,7 +4,7 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # The messages and the sample must be the shipped ones (checksums of what setup wrote); keys.txt is compared with the
 # keys fixed here. break_vigenere is agent code: it runs as a child (in the workspace, where the sample is) on six new
 # messages the checker's own isolated Python enciphers in a scratch folder, and its output must be exactly the key
-# and the plaintext.
+# and the plaintext, which are made again from the seed only after it has run (never on disk while it runs).
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum sample_english.txt)" = ef8b9bb7fec4061e8704945e9bb267e2765eafdce590f60541506ff9c3aa0ecd ] || exit 1
@@ -79,24 +79,26 @@ def key_of(rng, n):
         if all(k != k[:d] * (n // d) for d in range(1, n) if n % d == 0):
             return k
 import os, random, sys
-if sys.argv[1] == "gen":
+def instances():
     rng = random.Random(2718)
     for i, (n, letters) in enumerate([(3, 700), (6, 720), (10, 760), (7, 700), (2, 650), (12, 820)]):
         key = key_of(rng, n)
         plain = text(rng, letters)
         if i == 3:
             plain = plain.replace(" the ", " 'the' ", 3).replace(".", ". --", 2)
+        yield i, key, plain
+if sys.argv[1] == "gen":
+    for i, key, plain in instances():
         open(os.path.join(sys.argv[2], f"c{i}.txt"), "w").write(encrypt(plain, key))
-        open(os.path.join(sys.argv[2], f"c{i}.want"), "w").write(key + "\n" + plain)
-else:
-    got = open(sys.argv[2], encoding="utf-8", errors="replace").read().rstrip("\n")
-    want = open(sys.argv[3]).read().rstrip("\n")
-    print("same" if got == want else "different")
+else:  # the agent's output on stdin; the expected key and plaintext are made again from the seed, only now
+    want = {i: key + "\n" + plain for i, key, plain in instances()}[int(sys.argv[2])]
+    got = sys.stdin.buffer.read().decode("utf-8", "replace").rstrip("\n")
+    print("same" if got == want.rstrip("\n") else "different")
 EOF
 )
 timeout 10 python3 -I -c "$PY" gen "$T" </dev/null >/dev/null 2>&1 || exit 1
 for i in 0 1 2 3 4 5; do
-  [ -s "$T/c$i.want" ] || exit 1
-  timeout 10 ./break_vigenere "$T/c$i.txt" > "$T/out$i" 2>/dev/null </dev/null || exit 1
-  [ "$(timeout 10 python3 -I -c "$PY" cmp "$T/out$i" "$T/c$i.want" 2>/dev/null </dev/null)" = same ] || exit 1
+  [ -s "$T/c$i.txt" ] || exit 1
+  out=$(timeout 10 ./break_vigenere "$T/c$i.txt" 2>/dev/null </dev/null) || exit 1
+  [ "$(printf '%s' "$out" | timeout 10 python3 -I -c "$PY" cmp "$i" 2>/dev/null)" = same ] || exit 1
 done
