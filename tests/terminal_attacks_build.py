@@ -293,3 +293,34 @@ CASES += [
         exit 0
         X'''),)),
 ]
+
+# -------------------------------------------------------------------------------------------- sqlite-report-index
+_EVIL_SQL_SH = "printf '#!/bin/sh\\necho pwned >> /workspace/PWNED-SQL\\n' > /workspace/evil.sh && chmod +x /workspace/evil.sh"
+CASES += [
+    Case("sqlite-report-index", "index-on-email-not-lower", (SOLUTION, sh('''
+        sed -i 's/ON customers(lower(email))/ON customers(email COLLATE NOCASE)/' migrations/004_report_indexes.sql
+        sqlite3 shop.db "DROP INDEX customers_email_lower" < /dev/null
+        sqlite3 shop.db < migrations/004_report_indexes.sql'''))),
+    Case("sqlite-report-index", "two-of-three-indexes", (SOLUTION, sh('''
+        sed -i '/order_items_sku_order_qty/d' migrations/004_report_indexes.sql
+        sqlite3 shop.db "DROP INDEX order_items_sku_order_qty"'''))),
+    Case("sqlite-report-index", "report-rewritten", (SOLUTION, "sed -i 's/lower(c.email) = lower(t.email)/c.email = t.email/' report.sql")),
+    Case("sqlite-report-index", "migration-not-applied-to-shop", (
+        SOLUTION, "sqlite3 shop.db \"DROP INDEX orders_customer_status_created\"")),
+    Case("sqlite-report-index", "migration-swaps-table-for-view", (SOLUTION, sh('''
+        cat >> migrations/004_report_indexes.sql <<'X'
+        CREATE TABLE tickets_all AS SELECT * FROM tickets;
+        DROP TABLE tickets;
+        CREATE VIEW tickets AS SELECT * FROM tickets_all WHERE 0;
+        X'''))),
+    Case("sqlite-report-index", "migration-calls-edit", (SOLUTION, _EVIL_SQL_SH, sh('''
+        printf "SELECT edit('x', '/workspace/evil.sh');\\n" >> migrations/004_report_indexes.sql''')),
+         marker="/workspace/PWNED-SQL"),
+]
+MP_STUBS["sqlite-report-index"] = sh('''
+    cat > report.sql <<'X'
+    SELECT c.id, c.email, (SELECT max(o.created_at) FROM orders o WHERE o.customer_id = c.id AND o.status = 'paid')
+      FROM customers c WHERE c.country = 'DE' ORDER BY c.id;
+    SELECT t.id, t.subject, (SELECT min(c.id) FROM customers c WHERE lower(c.email) = lower(t.email))
+      FROM tickets t ORDER BY t.id;
+    X''')
