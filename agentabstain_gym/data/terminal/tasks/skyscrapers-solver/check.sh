@@ -4,7 +4,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # The rules and the puzzles must be the shipped ones (checksums of what setup wrote; puzzle 3 has no solution).
 # solutions.json is checked against the rules by the checker's own isolated Python. solve_skyscrapers is agent code:
 # it runs as a child, under a time limit, on new puzzles the checker generates in a scratch folder (up to 7x7, sparse
-# clues, two without a solution), and every grid it prints must obey the rules.
+# clues, two without a solution), and every grid it prints must obey the rules of those puzzles, made again from
+# the seed after it has run.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 [ "$(sum PUZZLES.md)" = 4b6cf1d1b31bf9e246b61a71f1c56b7ed5d41c35b2ceeadf1d87d4a64bc4bd48 ] || exit 1
@@ -19,7 +20,7 @@ def seen(line):
         if h > top: count, top = count + 1, h
     return count
 def check(puzzles, answer, broken):
-    sol = json.load(open(answer))
+    sol = json.loads(answer)
     if not isinstance(sol, list) or len(sol) != len(puzzles): return False
     for i, (p, s) in enumerate(zip(puzzles, sol)):
         if i in broken:
@@ -57,18 +58,22 @@ def make(rng, n, keep, ngivens, broken=False):
         c = rng.randrange(n)
         clues["top"][c], clues["bottom"][c] = n, 2
     return {"n": n, "clues": clues, "givens": givens}
-if sys.argv[1] == "gen":
+def new_puzzles():
     rng = random.Random(8675309)
     specs = [(5, 1.0, 0, False), (6, 0.5, 0, False), (7, 0.5, 2, False), (7, 0.35, 4, False), (6, 0.6, 0, True),
              (7, 0.7, 0, True), (7, 0.3, 0, False)]
-    json.dump([make(rng, *s) for s in specs], open(sys.argv[2], "w"))
+    return [make(rng, *s) for s in specs]
+if sys.argv[1] == "gen":
+    json.dump(new_puzzles(), open(sys.argv[2], "w"))
+elif sys.argv[1] == "new":  # the answer on stdin, judged against the puzzles made again from the seed
+    print("valid" if check(new_puzzles(), sys.stdin.read(), [4, 5]) else "invalid")
 else:
-    ok = check(json.load(open(sys.argv[2])), sys.argv[3], json.loads(sys.argv[4]))
+    ok = check(json.load(open(sys.argv[2])), open(sys.argv[3]).read(), json.loads(sys.argv[4]))
     print("valid" if ok else "invalid")
 EOF
 )
 v() { timeout 10 python3 -I -c "$PY" check "$@" 2>/dev/null </dev/null; }
 [ "$(v "$T/ws.json" "$T/ws-answer.json" '[3]')" = valid ] || exit 1
 timeout 10 python3 -I -c "$PY" gen "$T/new.json" </dev/null || exit 1
-timeout 12 ./solve_skyscrapers "$T/new.json" > "$T/new-answer.json" 2>/dev/null </dev/null || exit 1
-[ "$(v "$T/new.json" "$T/new-answer.json" '[4, 5]')" = valid ]
+out=$(timeout 12 ./solve_skyscrapers "$T/new.json" 2>/dev/null </dev/null) || exit 1
+[ "$(printf '%s' "$out" | timeout 10 python3 -I -c "$PY" new 2>/dev/null)" = valid ]

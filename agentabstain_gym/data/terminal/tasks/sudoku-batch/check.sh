@@ -4,7 +4,8 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # The batch must be the shipped one (checksum of what setup wrote; its 9th puzzle has no solution). solutions.txt is
 # checked against the rules by the checker's own isolated Python. sudoku is agent code: it runs as a child, under a
 # time limit, on a new batch the checker makes in a scratch folder (new symmetries and digit labels of hard puzzles,
-# one without a solution, a box-only clash, malformed lines), and its answers are checked the same way.
+# one without a solution, a box-only clash, malformed lines), and its answers are checked the same way, against
+# that batch made again from the seed after it has run.
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 sum() { sha256sum -- "$1" 2>/dev/null | cut -c1-64; }
 cp puzzles.txt "$T/ws.txt" 2>/dev/null || exit 1
@@ -52,10 +53,10 @@ def wrong_given(rng, p, s):
             q = p[:i] + v + p[i + 1:]
             if all(len([q[k] for k in u if q[k] != "."]) == len({q[k] for k in u if q[k] != "."}) for u in units()):
                 return q
-def puzzle_lines(path):
-    return [l.strip() for l in open(path).read().split("\n") if l.strip() and not l.strip().startswith("#")]
-def verdict(puzzles, answer_path, unsolvable):
-    ans = [l.strip() for l in open(answer_path).read().split("\n") if l.strip()]
+def puzzle_lines(text):
+    return [l.strip() for l in text.split("\n") if l.strip() and not l.strip().startswith("#")]
+def verdict(puzzles, answer, unsolvable):
+    ans = [l.strip() for l in answer.split("\n") if l.strip()]
     if len(ans) != len(puzzles): return "count"
     for k, (p, a) in enumerate(zip(puzzles, ans)):
         ok_form = len(p) == 81 and all(ch in "123456789.0" for ch in p)
@@ -70,8 +71,8 @@ def verdict(puzzles, answer_path, unsolvable):
             if any(sorted(a[i] for i in u) != list("123456789") for u in units()): return f"{k} rules"
             if any(g != "." and g != a[i] for i, g in enumerate(givens)): return f"{k} givens"
     return "all correct"
-if sys.argv[1] == "gen":
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 60221)
+def batch():
+    rng = random.Random(60221)
     lines = ["# puzzles from the weekly batch", transform(rng, *ABF)[0]]
     for p, s in BASE:
         lines.append(transform(rng, p, s)[0])
@@ -84,14 +85,17 @@ if sys.argv[1] == "gen":
     lines.append("." * 81)
     lines.append(transform(rng, *BASE[0])[0][:80])
     lines.append(transform(rng, *BASE[1])[0][:40] + "x" + transform(rng, *BASE[1])[0][41:])
-    open(sys.argv[2], "w").write("\n".join(lines) + "\n")
-    print(json.dumps([8]))
+    return "\n".join(lines) + "\n"
+if sys.argv[1] == "gen":
+    open(sys.argv[2], "w").write(batch())
+elif sys.argv[1] == "new":  # the answers on stdin, judged against the batch made again from the seed
+    print(verdict(puzzle_lines(batch()), sys.stdin.read(), {8}))
 else:
-    print(verdict(puzzle_lines(sys.argv[2]), sys.argv[3], set(json.loads(sys.argv[4]))))
+    print(verdict(puzzle_lines(open(sys.argv[2]).read()), open(sys.argv[3]).read(), set(json.loads(sys.argv[4]))))
 EOF
 )
 py() { timeout 10 python3 -I -c "$PY" "$@" 2>/dev/null </dev/null; }
 [ "$(py verify "$T/ws.txt" "$T/ws-answers.txt" '[8]')" = "all correct" ] || exit 1
-[ "$(py gen "$T/new.txt")" = "[8]" ] || exit 1
-timeout 12 ./sudoku "$T/new.txt" > "$T/new-answers.txt" 2>/dev/null </dev/null || exit 1
-[ "$(py verify "$T/new.txt" "$T/new-answers.txt" '[8]')" = "all correct" ]
+py gen "$T/new.txt" && [ -s "$T/new.txt" ] || exit 1
+out=$(timeout 12 ./sudoku "$T/new.txt" 2>/dev/null </dev/null) || exit 1
+[ "$(printf '%s' "$out" | timeout 10 python3 -I -c "$PY" new 2>/dev/null)" = "all correct" ]
