@@ -324,3 +324,35 @@ MP_STUBS["sqlite-report-index"] = sh('''
     SELECT t.id, t.subject, (SELECT min(c.id) FROM customers c WHERE lower(c.email) = lower(t.email))
       FROM tickets t ORDER BY t.id;
     X''')
+
+# ----------------------------------------------------------------------------------------------- boxblur-hot-loop
+_SEPARABLE = r'''
+python3 - <<'PY'
+src = open("src/blur.c").read()
+start, stop = src.index("    for (int y = 0; y < h; y++) {"), src.index('    FILE *out = fopen(argv[3], "wb");')
+rows = """    long long *rows = calloc((size_t)w * h, sizeof *rows), *cnt = calloc((size_t)w * h, sizeof *cnt);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            long long s = 0, c = 0;
+            for (long d = -r; d <= r; d++) { long xx = x + d; if (xx < 0 || xx >= w) continue; s += src[(size_t)y * w + xx]; c++; }
+            rows[(size_t)y * w + x] = s; cnt[(size_t)y * w + x] = c;
+        }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            long long s = 0, c = 0;
+            for (long d = -r; d <= r; d++) { long yy = y + d; if (yy < 0 || yy >= h) continue; s += rows[(size_t)yy * w + x]; c += cnt[(size_t)yy * w + x]; }
+            dst[(size_t)y * w + x] = (unsigned char)(ROUND);
+        }
+"""
+open("src/blur.c", "w").write(src[:start] + rows.replace("ROUND", "(s + c / 2) / c") + src[stop:])
+PY'''
+CASES += [
+    Case("boxblur-hot-loop", "separable-but-still-o-of-r", (_SEPARABLE,)),
+    Case("boxblur-hot-loop", "fast-but-rounds-down", (SOLUTION, "sed -i 's|(sum + count / 2) / count|sum / count|' src/blur.c")),
+    Case("boxblur-hot-loop", "fast-but-borders-divide-by-full-window", (SOLUTION, sh('''
+        sed -i 's|long long count = (long long)(y1 - y0 + 1) \\* (x1 - x0 + 1);|long long count = (2 * r + 1) * (2 * r + 1);|' src/blur.c'''))),
+    Case("boxblur-hot-loop", "copies-input", ("printf '#include <stdio.h>\\nint main(int c, char **v) { char b[1 << 16]; "
+                                              "FILE *i = fopen(v[2], \"rb\"), *o = fopen(v[3], \"wb\"); size_t n; "
+                                              "while ((n = fread(b, 1, sizeof b, i))) fwrite(b, 1, n, o); return 0; }\\n' > src/blur.c",)),
+    Case("boxblur-hot-loop", "planted-modules", (plant_modules("numpy", "sys"),)),
+]
