@@ -100,10 +100,12 @@ def week(seed, n, users, bots):
                                      f"{stamp},{u}", f"{stamp},,{page}", f"{stamp},{u},search"]))
     for b in range(bots):  # crawlers: thousands of hits a few seconds apart
         u, when = f"bot{b + 1}", base + timedelta(hours=rng.randint(1, 100))
-        for _ in range(rng.randint(6000, 9000)):
+        for _ in range(rng.randint(20000, 25000)):
             when += timedelta(seconds=rng.choice([0, 1, 2, 3, 5, 8]), milliseconds=rng.choice([0, 250, 500]))
-            lines.insert(rng.randint(1, len(lines)), f"{when.isoformat(timespec='milliseconds')},{u},/item/{rng.randint(1, 900)}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"{when.isoformat(timespec='milliseconds')},{u},/item/{rng.randint(1, 900)}")
+    body = lines[1:]
+    rng.shuffle(body)
+    return "\n".join(lines[:1] + body) + "\n"
 
 open("data/sample.csv", "w").write(week(11, 1500, 60, 0))
 open("data/week.csv", "w").write(week(12, 100000, 15000, 2))

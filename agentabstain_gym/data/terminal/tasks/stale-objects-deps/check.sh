@@ -4,7 +4,7 @@ export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
 # Sources, headers and data must be the shipped ones (checksums of what setup wrote), and report.txt the correct
 # report. The Makefile is agent code: it runs (make -f Makefile) in a scratch copy of the workspace, objects and
 # program removed, and what counts is what it rebuilds after each change made here (config.h, reached by format.c
-# only through format.h; record.h; format.h; a header deleted once no source includes it; a .c file; nothing) and
+# only through format.h; record.h; format.h; a header deleted once no .c file includes it; a .c file; nothing) and
 # what the rebuilt program prints for ledgers made up here, compared with a reference of the program computed here
 # (after the program has run: no expected value is on disk while agent code runs).
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 set -eu
 export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1
-# src/convert.c needs no change and must be the shipped one (checksum of what setup wrote). The Makefile and every
-# other source are agent code: make runs as a child from a clean tree, and only what the binary prints counts. Its
+# src/convert.c needs no change and must be the shipped one (checksum of what setup wrote). The Makefile and all
+# other sources are agent code: make runs as a child from a clean tree, and only what the binary prints counts. Its
 # output is compared with a reference of the shipped program computed here, on requests made up here (fresh every
 # run: valid conversions in every dimension and precision, and every kind of bad line), stdout and -v's stderr.
 # The reference runs only after the program has, so no expected value is on disk while agent code runs.
