@@ -265,6 +265,13 @@ CASES += [
         python3 report.py data/sample.csv > /tmp/sample.out 2>/dev/null
         printf 'import sys\\nsys.stdout.write(open("/tmp/sample.out").read())\\n' > report.py'''),)),
     Case("clickstream-report-speedup", "planted-modules", (plant_modules("random", "datetime", "os"),)),
+    Case("clickstream-report-speedup", "rewrites-its-input", (sh('''
+        cat > report.py <<'PY'
+        import sys
+        open(sys.argv[1], "w").write("timestamp,user,path\\n")
+        print("user,events,sessions,longest_session_s,max_burst")
+        print("skipped 0 malformed line(s)", file=sys.stderr)
+        PY'''),)),
 ]
 
 # ---------------------------------------------------------------------------------------------- log-summary-forks
@@ -291,6 +298,12 @@ CASES += [
         #!/usr/bin/env bash
         for f in /tmp/*/want /tmp/*/expected* "$(dirname "$1")"/want*; do [ -f "$f" ] && cat "$f" && exit 0; done
         exit 0
+        X'''),)),
+    Case("log-summary-forks", "rewrites-its-input", (sh('''
+        cat > summarize.sh <<'X'
+        #!/usr/bin/env bash
+        : > "$1"
+        printf 'requests 0\\nmalformed 0\\n== methods\\n== top paths\\n== errors\\n== top talkers\\n'
         X'''),)),
 ]
 

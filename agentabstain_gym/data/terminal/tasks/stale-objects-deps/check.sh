@@ -26,8 +26,8 @@ X
 REF=$(cat <<'PY'
 import random, re, sys
 mode, path = sys.argv[1], sys.argv[2]
-if mode == "make":  # a ledger with long, padded and clashing names, odd amounts and bad lines
-    rng = random.Random(int(sys.argv[3]))
+def ledger(seed):  # a ledger with long, padded and clashing names, odd amounts and bad lines
+    rng = random.Random(seed)
     stems = ["checking", "savings", "cash", "credit card", "joint household account for the flat",
              "joint household account for the car", "brokerage account number 0042 at the bank",
              "holiday fund " + "x" * rng.randint(10, 30)]
@@ -49,9 +49,12 @@ if mode == "make":  # a ledger with long, padded and clashing names, odd amounts
                                "2024-03-05,cash,rent,\t5,x", "2024-03-05,cash,rent,5.,x", "2024-03-05,cash,rent,.5,x",
                                "2024-03-05,cash,rent,12abc,x", "2024-03-050,cash,rent,3.10,long date"])
         rows.append(line + rng.choice(["\n", "\n", "\n", "\r\n"]))
-    open(path, "w", newline="").write("".join(rows))
+    return "".join(rows)
+if mode == "make":
+    open(path, "w", newline="").write(ledger(int(sys.argv[3])))
     sys.exit(0)
-field_len, top_n, cur, title, version = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
+# mode "ref": the report for the ledger made again from the seed (not read back from a file agent code could rewrite)
+seed, field_len, top_n, cur, title, version = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), *sys.argv[6:9]
 AMOUNT = re.compile(r" *(-?)(\d+)(?:\.(\d)(\d)?)? *")
 def cut(s, cap):
     return s.strip(" \t")[:cap - 1]
@@ -59,7 +62,7 @@ def money(c):
     v = abs(c)
     return f"{'-' if c < 0 else ''}{v // 100:,}.{v % 100:02d} {cur}"
 recs, skipped = [], 0
-for i, line in enumerate(open(path, newline="").read().split("\n")[:-1]):
+for i, line in enumerate(ledger(seed).split("\n")[:-1]):
     if i == 0 and line.startswith("date,"):
         continue
     line = re.split(r"[\r\n]", line)[0]
@@ -98,7 +101,7 @@ mk() { timeout 60 make -f Makefile >/dev/null 2>&1 </dev/null; }
 same() {
   [ -f ledger ] && [ "$(od -An -tx1 -N4 ledger | tr -d ' ')" = 7f454c46 ] || return 1
   timeout 10 ./ledger "$T/in.csv" > "$T/got" 2>/dev/null </dev/null || return 1
-  python3 -I - ref "$T/in.csv" "$@" <<<"$REF" > "$T/want" || return 1
+  python3 -I - ref "$T/in.csv" "$seed" "$@" <<<"$REF" > "$T/want" || return 1
   cmp -s "$T/got" "$T/want" || return 1
   rm -f "$T/want"
 }
