@@ -442,8 +442,8 @@ def env_kwargs_from_args(env_ids: list[str], tasks: str | None, raw: str | None,
     if tasks is not None and len(env_ids) != 1:
         raise UsageError("--tasks runs one env on your file: give exactly one env id")
     if overlay is not None:
-        if env_ids != ["AbstainTerminal-v0"]:
-            raise UsageError("--overlay adds abstention variants to task folders on AbstainTerminal-v0 only")
+        if env_ids != ["AbstainTerminal-v1"]:
+            raise UsageError("--overlay adds abstention variants to task folders on AbstainTerminal-v1 only")
         if not Path(overlay).is_file():
             raise UsageError(f"--overlay {overlay}: no such file")
         extra = {**extra, "overlay": overlay}
@@ -482,8 +482,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         if args.tasks and not args.env and not Path(args.tasks).is_dir():
             raise UsageError(f"--tasks {args.tasks}: name the env it is for (only a folder of terminal tasks "
-                             "defaults to AbstainTerminal-v0)")
-        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else ["AbstainTerminal-v0"] if args.tasks
+                             "defaults to AbstainTerminal-v1)")
+        env_ids = list(args.env) or (["AbstainTools-v0"] if args.pairs else ["AbstainTerminal-v1"] if args.tasks
                                      else suite_env_ids(args.suite))
         env_kwargs: dict[str, dict[str, Any]] = {}
         if args.pairs:
@@ -743,8 +743,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tasks", default=None, metavar="FILE",
                    help="your own tasks for the one env given: web task rows (ours, the paper's, WebShop goals), "
                         "QA questions (with --env-kwargs corpus_file), a terminal tasks folder (ours or Terminal-Bench's, either layout; "
-                        "the default env for a folder is AbstainTerminal-v0), a tool pair file")
-    p.add_argument("--overlay", default=None, help="with AbstainTerminal-v0: a JSONL file of abstention variants")
+                        "the default env for a folder is AbstainTerminal-v1), a tool pair file")
+    p.add_argument("--overlay", default=None, help="with AbstainTerminal-v1: a JSONL file of abstention variants")
     p.add_argument("--env-kwargs", default=None, metavar="JSON",
                    help="keyword arguments for every env of the run, as a JSON object")
     p.add_argument("--concurrency", type=int, default=None,

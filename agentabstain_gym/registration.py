@@ -14,9 +14,9 @@ _ENVS: dict[str, tuple[str, dict]] = {
     "AbstainWebShop-v1": ("agentabstain_gym.envs.web.env:AbstainWebShopEnv", {}),
     "AbstainWebShop-Stop-v1": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainWebShop-v1"}),
     "AbstainWebShop-Discrete-v1": ("agentabstain_gym.wrappers.rl.discrete:DiscreteActionEnv", {"env_id": "AbstainWebShop-v1"}),
-    "AbstainTerminal-v0": ("agentabstain_gym.envs.terminal.env:AbstainTerminalEnv", {}),
-    "AbstainTerminal-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv",
-                                {"env_id": "AbstainTerminal-v0"}),
+    "AbstainTerminal-v1": ("agentabstain_gym.envs.terminal.env:AbstainTerminalEnv", {}),
+    "AbstainTerminal-Stop-v1": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv",
+                                {"env_id": "AbstainTerminal-v1"}),
     "AbstainTools-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {}),
     "AbstainTools-Stop-v0": ("agentabstain_gym.wrappers.rl.stopping_env:StoppingPolicyEnv", {"env_id": "AbstainTools-v0"}),
 }
@@ -28,11 +28,11 @@ _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:Absta
 #: ``default_max_turns``, which a test keeps equal), a Stop or Discrete form inheriting its family's. The env's own
 #: budget stays authoritative: :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit` keeps this limit from
 #: cutting an episode that ``max_turns=`` or a task's own budget allows to run longer.
-FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v1": 10, "AbstainTerminal-v0": 20,
+FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v1": 10, "AbstainTerminal-v1": 20,
                                     "AbstainTools-v0": 30}
 #: Ids whose episodes depend on more than the seed and the actions: the terminal runs real commands in a sandbox
 #: (``date``, ``$RANDOM`` and process ids differ between runs), so Gymnasium's ``nondeterministic`` flag is set.
-NONDETERMINISTIC_FAMILIES = frozenset({"AbstainTerminal-v0"})
+NONDETERMINISTIC_FAMILIES = frozenset({"AbstainTerminal-v1"})
 
 
 def family_id(env_id: str) -> str:

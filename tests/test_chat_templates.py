@@ -101,7 +101,7 @@ def records(family: str) -> tuple[dict[str, Any], ...]:
         from conftest import require_backend
 
         require_backend("bwrap")
-        return tuple(_play("AbstainTerminal-v0", "heuristic", 3, backend="bwrap"))
+        return tuple(_play("AbstainTerminal-v1", "heuristic", 3, backend="bwrap"))
     if family == "tools":
         return tuple(_play("AbstainTools-v0", "heuristic", 10) + _play("AbstainTools-v0", "rules", 6))
     return tuple(_llm_records())

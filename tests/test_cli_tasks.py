@@ -60,9 +60,9 @@ def test_eval_tasks_works_for_qa_terminal_and_tools(tmp_path: Path) -> None:
                  "--out", str(out)]) == 0
     assert sorted(r["extras"]["instruction"] for r in records(out)) == ["How deep is Lake Vorn?", "Which lake is the nicest?"]
     out = tmp_path / "terminal.jsonl"
-    assert main(["eval", "AbstainTerminal-v0", "--tasks", str(TERMINAL), "--agent", "always-abstain", "--quiet",
+    assert main(["eval", "AbstainTerminal-v1", "--tasks", str(TERMINAL), "--agent", "always-abstain", "--quiet",
                  "--out", str(out)]) == 0
-    own = gym.make("AbstainTerminal-v0", tasks_dir=str(TERMINAL)).unwrapped.tasks()
+    own = gym.make("AbstainTerminal-v1", tasks_dir=str(TERMINAL)).unwrapped.tasks()
     assert sorted(r["task_id"] for r in records(out)) == sorted(t.task_id for t in own)
     pairs = tmp_path / "pairs.yaml"
     assert main(["tools", "generate", "--seed", "3", "--out", str(pairs), "--sandbox", "Calendar",

@@ -26,7 +26,7 @@ from agentabstain_gym.runner import run_episode
 
 PINNED = Path(__file__).parent / "data" / "fingerprints.json"
 PACKAGE = Path(agentabstain_gym.__file__).parent
-FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v0")
+FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v1")
 
 
 def test_registered_fingerprints_are_pinned() -> None:
@@ -75,11 +75,11 @@ def test_terminal_fingerprint_reads_the_scripts_not_the_folder_location(tmp_path
     source = PACKAGE / "data" / "terminal" / "tasks" / "count-extensions"
     for place in ("a", "b"):
         shutil.copytree(source, tmp_path / place / source.name)
-    first = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path / "a")).unwrapped.fingerprint
-    assert gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path / "b")).unwrapped.fingerprint == first
+    first = gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path / "a")).unwrapped.fingerprint
+    assert gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path / "b")).unwrapped.fingerprint == first
     check = tmp_path / "b" / source.name / "check.sh"
     check.write_text(check.read_text(encoding="utf-8") + "\n# stricter\n", encoding="utf-8")
-    assert gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path / "b")).unwrapped.fingerprint != first
+    assert gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path / "b")).unwrapped.fingerprint != first
 
 
 def test_the_same_fingerprint_in_another_process_with_another_hash_seed() -> None:

@@ -38,11 +38,11 @@ SECTIONS = ("Description", "Action Space", "Observation Space", "Rewards", "Star
             "Arguments", "Version History")
 #: An action of each family that never ends an episode (an empty search, an unknown tool, a no-op command).
 BUSY = {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v1": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
-        "AbstainTerminal-v0": "true"}
+        "AbstainTerminal-v1": "true"}
 
 
 def _needs(env_id: str) -> None:
-    if family_id(env_id) == "AbstainTerminal-v0":
+    if family_id(env_id) == "AbstainTerminal-v1":
         require_backend("bwrap")
 
 
@@ -71,7 +71,7 @@ def test_registered_horizon_is_the_family_default_budget(env_id: str) -> None:
     spec = gym.spec(env_id)
     family_class = load_env_creator(gym.spec(family_id(env_id)).entry_point)
     assert spec.max_episode_steps == FAMILY_MAX_TURNS[family_id(env_id)] == family_class.default_max_turns
-    assert spec.nondeterministic == (family_id(env_id) == "AbstainTerminal-v0")
+    assert spec.nondeterministic == (family_id(env_id) == "AbstainTerminal-v1")
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
@@ -129,10 +129,10 @@ def test_terminal_tasks_with_a_longer_budget_run_to_it(tmp_path: Path) -> None:
     manifest = json.loads((target / "task.json").read_text(encoding="utf-8"))
     manifest["limits"]["max_turns"] = 23
     (target / "task.json").write_text(json.dumps(manifest), encoding="utf-8")
-    env = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), reset_quantum=0)
+    env = gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path), reset_quantum=0)
     try:
         assert env.unwrapped.max_turns_bound == 23 and not _has_time_limit(env)
-        turn, truncated, info = _run_to_end(env, "AbstainTerminal-v0", 30)
+        turn, truncated, info = _run_to_end(env, "AbstainTerminal-v1", 30)
         assert (turn, truncated, info["abstention"]["max_turns"]) == (23, True, 23)
         assert "truncated_by" not in info["abstention"]["extras"]
     finally:

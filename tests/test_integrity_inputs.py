@@ -205,7 +205,7 @@ def test_terminal_step_survives_a_sample_of_adversarial_strings() -> None:
     sample = [text for texts in by_kind.values() for text in rng.sample(texts, 6)]  # 9 kinds x 6
     sample += ["echo a\x00b", "echo \ud800", "printf 'a\\x00b'", "head -c 64 /dev/urandom", "exit", "kill -9 $$"]
     assert len(sample) == TERMINAL_SAMPLE
-    assert fuzz("AbstainTerminal-v0", sample) > 0
+    assert fuzz("AbstainTerminal-v1", sample) > 0
 
 
 # ----- the reproduced bugs, one by one -----------------------------------------------------------------------------

@@ -33,7 +33,7 @@ CASES: tuple[tuple[str, str], ...] = (
     ("AbstainWebShop-v1", "missing_target"),
     ("AbstainQA-v0", "answer_unknown"),
     ("AbstainQA-v0", "underspecified_context"),
-    ("AbstainTerminal-v0", "missing_prerequisite"),
+    ("AbstainTerminal-v1", "missing_prerequisite"),
 )
 
 

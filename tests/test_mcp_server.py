@@ -111,7 +111,7 @@ FAMILIES: dict[str, tuple[str, Callable[[Client, Any], Any]]] = {
     "qa": ("AbstainQA-v0", qa_script),
     "web": ("AbstainWebShop-v1", web_script),
     "tools": ("AbstainTools/RetailOrders-v0", tools_script),
-    "terminal": ("AbstainTerminal-v0", terminal_script),
+    "terminal": ("AbstainTerminal-v1", terminal_script),
 }
 
 

@@ -17,7 +17,7 @@ from agentabstain_gym.core.paper_metrics import paper_report, paper_summary, pas
 def record(tau: int | None, w: int | None = 2, grace: int | None = 1, *, category: str = "missing_prerequisite",
            task: str = "t", agent: str = "a", success: bool = False) -> dict:
     abstain = w is not None
-    return {"env_id": "AbstainTerminal-v0", "family": "terminal", "task_id": task, "pair_id": "p", "split": "test",
+    return {"env_id": "AbstainTerminal-v1", "family": "terminal", "task_id": task, "pair_id": "p", "split": "test",
             "category": category if abstain else "original", "scenario": None, "should_abstain": abstain, "w": w,
             "tau": tau, "evidence_turn": None, "turns": tau or 10, "outcome": "x", "success": success,
             "task_reward": float(success), "agent": agent, "seed": 0, "steps": [], "max_turns": 10,

@@ -207,7 +207,7 @@ def comm(pid: int) -> str | None:
 def test_sigkill_of_a_terminal_eval_leaves_no_sandbox(tmp_path: Path) -> None:
     require_backend("bwrap")
     out = tmp_path / "runs.jsonl"
-    proc = start_eval(out, "AbstainTerminal-v0", "--agent", "heuristic", "--agent", "rules", "--split", "train")
+    proc = start_eval(out, "AbstainTerminal-v1", "--agent", "heuristic", "--agent", "rules", "--split", "train")
     tree = wait_for_records(proc, out, 3)
     deadline = time.monotonic() + 60  # until both workers hold a sandbox
     while sum(comm(p) == "bwrap" for p in alive(tree)) < 2:

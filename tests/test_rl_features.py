@@ -56,7 +56,7 @@ class RelabelledWeb(AbstainWebShopEnv):
 
 
 class RelabelledTerminal(AbstainTerminalEnv):
-    """AbstainTerminal-v0 with every label flipped (setup still builds each task's variant)."""
+    """AbstainTerminal-v1 with every label flipped (setup still builds each task's variant)."""
 
     def _tasks(self) -> tuple[Task, ...]:
         return tuple(relabel(t, keep_category=True) for t in super()._tasks())
@@ -70,7 +70,7 @@ class RelabelledTools(AbstainToolsEnv):
 
 
 RELABELLED = {"AbstainQA-v0": "TestRelabelledQA-v0", "AbstainWebShop-v1": "TestRelabelledWeb-v0",
-              "AbstainTerminal-v0": "TestRelabelledTerminal-v0", "AbstainTools-v0": "TestRelabelledTools-v0"}
+              "AbstainTerminal-v1": "TestRelabelledTerminal-v0", "AbstainTools-v0": "TestRelabelledTools-v0"}
 for _cls, _id in ((RelabelledQA, "TestRelabelledQA-v0"), (RelabelledWeb, "TestRelabelledWeb-v0"),
                   (RelabelledTerminal, "TestRelabelledTerminal-v0"), (RelabelledTools, "TestRelabelledTools-v0")):
     if _id not in gym.registry:

@@ -18,7 +18,7 @@ from agentabstain_gym.runner import run_episode
 @pytest.fixture(scope="module")
 def env() -> gym.Env:
     require_command("bwrap", "the terminal family's default sandbox")
-    env = gym.make("AbstainTerminal-v0", backend="bwrap")
+    env = gym.make("AbstainTerminal-v1", backend="bwrap")
     yield env
     env.close()
 

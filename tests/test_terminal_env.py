@@ -1,4 +1,4 @@
-"""AbstainTerminal-v0 episodes on small task folders of our own (tests/data/terminal_tasks)."""
+"""AbstainTerminal-v1 episodes on small task folders of our own (tests/data/terminal_tasks)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ TASKS = Path(__file__).parent / "data" / "terminal_tasks"
 
 def make(**kwargs) -> AbstainTerminalEnv:
     require_backend(kwargs.get("backend") or "bwrap")
-    return gym.make("AbstainTerminal-v0", tasks_dir=str(TASKS), **kwargs).unwrapped
+    return gym.make("AbstainTerminal-v1", tasks_dir=str(TASKS), **kwargs).unwrapped
 
 
 def task_id(env: AbstainTerminalEnv, base: str, variant: str) -> str:
@@ -154,8 +154,8 @@ def test_limits_override_the_tasks_own(env: AbstainTerminalEnv) -> None:
 
 def test_backend_choice_and_the_unsafe_flag() -> None:
     with pytest.raises(SandboxUnavailable, match="unsafe=True"):
-        gym.make("AbstainTerminal-v0", tasks_dir=str(TASKS), backend="local")
-    local = gym.make("AbstainTerminal-v0", tasks_dir=str(TASKS), backend="local", unsafe=True).unwrapped
+        gym.make("AbstainTerminal-v1", tasks_dir=str(TASKS), backend="local")
+    local = gym.make("AbstainTerminal-v1", tasks_dir=str(TASKS), backend="local", unsafe=True).unwrapped
     try:
         local.reset(seed=0, options={"task_id": task_id(local, "sum-numbers", "original")})
         local.step(solution(local))
@@ -178,7 +178,7 @@ def test_other_backends_run_whole_episodes(backend: str) -> None:
 
 def test_the_shipped_tasks_load_and_are_hidden_from_the_sandbox() -> None:
     require_backend("bwrap")
-    env = gym.make("AbstainTerminal-v0").unwrapped
+    env = gym.make("AbstainTerminal-v1").unwrapped
     try:
         assert len(env.tasks()) >= 40
         env.reset(seed=0)

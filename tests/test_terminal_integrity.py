@@ -96,7 +96,7 @@ def tasks_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module", params=BACKENDS)
 def env(request: pytest.FixtureRequest, tasks_dir: Path):
     require_backend(request.param)
-    made = gym.make("AbstainTerminal-v0", backend=request.param, tasks_dir=str(tasks_dir),
+    made = gym.make("AbstainTerminal-v1", backend=request.param, tasks_dir=str(tasks_dir),
                     limits={"command_timeout": 5, "interrupt_grace": 1.0})
     yield made
     made.close()
@@ -290,7 +290,7 @@ def _leftovers(backend: str, owner: int) -> list[str]:
 def test_reset_time_does_not_reveal_a_missing_prerequisite() -> None:
     """Setup of a missing-prerequisite variant does less work; reset rounds its time off so it cannot be told."""
     require_backend("bwrap")
-    env = gym.make("AbstainTerminal-v0", backend="bwrap")
+    env = gym.make("AbstainTerminal-v1", backend="bwrap")
     tasks = env.unwrapped.tasks()
     originals = {t.payload["base_id"]: t.task_id for t in tasks if t.category == "original"}
     missing = [(t.task_id, originals[t.payload["base_id"]]) for t in tasks if t.category == "missing_prerequisite"]
@@ -342,7 +342,7 @@ python3 m.py"""
 def test_a_missing_token_cannot_be_read_from_the_services_memory(backend: str) -> None:
     """The API the setup starts knows the token the variant removed; its memory must stay closed to the agent."""
     require_backend(backend)
-    env = gym.make("AbstainTerminal-v0", backend=backend)
+    env = gym.make("AbstainTerminal-v1", backend=backend)
     try:
         task = next(t for t in env.unwrapped.tasks()
                     if t.payload["base_id"] == "api-token-report" and t.category == "missing_prerequisite")

@@ -30,7 +30,7 @@ def make(tasks_dir: Path, backend: str = "bwrap", **kwargs) -> AbstainTerminalEn
     require_backend(backend)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the shipped sample folders include tasks this host cannot run
-        return gym.make("AbstainTerminal-v0", tasks_dir=str(tasks_dir), backend=backend, **kwargs).unwrapped
+        return gym.make("AbstainTerminal-v1", tasks_dir=str(tasks_dir), backend=backend, **kwargs).unwrapped
 
 
 def reset_to(env: AbstainTerminalEnv, base: str, variant: str = "original") -> str:
@@ -168,14 +168,14 @@ def test_tasks_the_backend_cannot_run_are_left_out_with_the_reason(tmp_path: Pat
     write_harbor(tmp_path, "needs-pkg", f"FROM ubuntu:24.04\nRUN apt-get install -y {NO_SUCH_APT}\nWORKDIR /app\n")
     with pytest.warns(UserWarning, match=f"1 Terminal-Bench task\\(s\\) cannot run on bwrap here and are left out: "
                                          f"needs-pkg \\(apt package\\(s\\) not installed on this host: {NO_SUCH_APT}"):
-        env = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), backend="bwrap").unwrapped
+        env = gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path), backend="bwrap").unwrapped
     assert [t.payload["base_id"] for t in env.tasks()] == ["fine"] and list(env.skipped_tasks) == ["needs-pkg"]
     env.close()
     (tmp_path / "fine" / "task.yaml").unlink()
     (tmp_path / "fine" / "Dockerfile").unlink()
     with pytest.raises(ValueError, match=f"none of the tasks under .* can run on the bwrap backend here: needs-pkg: "
                                          f"apt package\\(s\\) not installed on this host: {NO_SUCH_APT}"):
-        gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), backend="bwrap")
+        gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path), backend="bwrap")
 
 
 def test_overlay_variants_run_and_grace_windows_reach_the_record(tmp_path: Path) -> None:
@@ -272,7 +272,7 @@ def test_docker_never_pulls_a_missing_base_image(tmp_path: Path) -> None:
     assert "\n" not in str(err.value)
     with pytest.warns(UserWarning, match="no-base \\(base image\\(s\\) not present locally: "
                                          "abstain-gym-no-such-image:1"):
-        env = gym.make("AbstainTerminal-v0", tasks_dir=str(tmp_path), backend="docker").unwrapped
+        env = gym.make("AbstainTerminal-v1", tasks_dir=str(tmp_path), backend="docker").unwrapped
     assert [t.payload["base_id"] for t in env.tasks()] == ["dk-copy"]
     env.close()
 
@@ -294,12 +294,12 @@ def test_eval_runs_a_folder_of_terminal_bench_tasks_with_an_overlay(tmp_path: Pa
         assert main(["eval", "--tasks", str(HARBOR), "--overlay", str(overlay), "--agent", "always-abstain",
                      "--split", "train", "--out", str(out), "--quiet"]) == 0
     records = read_records([out])
-    assert records and {r["env_id"] for r in records} == {"AbstainTerminal-v0"}
+    assert records and {r["env_id"] for r in records} == {"AbstainTerminal-v1"}
     assert {r["category"] for r in records} <= {"original", "underspecified_intent"}
     assert all(r["outcome"] == "timely" for r in records if r["should_abstain"])
     capsys.readouterr()
     assert main(["eval", "AbstainQA-v0", "--tasks", str(HARBOR), "--overlay", str(overlay)]) == 2
-    assert "--overlay adds abstention variants to task folders on AbstainTerminal-v0 only" in capsys.readouterr().err
+    assert "--overlay adds abstention variants to task folders on AbstainTerminal-v1 only" in capsys.readouterr().err
     assert main(["eval", "--tasks", str(tmp_path / "nowhere")]) == 2
     assert "--tasks" in capsys.readouterr().err
 

@@ -31,7 +31,7 @@ def test_non_ascii_text_reaches_the_agent_intact(env_id: str, options: dict | No
 
 def test_terminal_output_keeps_unicode_and_drops_control_characters() -> None:
     require_backend("bwrap")
-    env = gym.make("AbstainTerminal-v0", backend="bwrap")
+    env = gym.make("AbstainTerminal-v1", backend="bwrap")
     try:
         env.reset(seed=0)
         observation, *_ = env.step(f"echo '{TEXT}'; printf 'a\\000b\\033[31mred\\r\\n'; "

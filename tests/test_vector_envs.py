@@ -42,7 +42,7 @@ STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_STEPS", "300"))
 #: terminal ids get their own setting (ABSTAIN_GYM_VECTOR_TERMINAL_STEPS=5000 for the full sweep).
 TERMINAL_STEPS = int(os.environ.get("ABSTAIN_GYM_VECTOR_TERMINAL_STEPS", str(min(STEPS, 60))))
 N_ENVS = 3
-FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v0")
+FAMILY_IDS = ("AbstainQA-v0", "AbstainWebShop-v1", "AbstainTools-v0", "AbstainTerminal-v1")
 
 
 def _needs(env_id: str) -> None:
@@ -115,7 +115,7 @@ class Tally:
     def check(self, env_id: str) -> None:
         # the crash needed several episodes ending on one step, some with an ABSTAIN (int tau) and some without
         # (the terminal's stopping form, cut to TERMINAL_STEPS, rarely sees its solver end an episode by itself)
-        mixed_needed = 0 if env_id == "AbstainTerminal-Stop-v0" else 1
+        mixed_needed = 0 if env_id == "AbstainTerminal-Stop-v1" else 1
         assert self.episodes >= 10 and self.together >= 1 and self.mixed >= mixed_needed, (env_id, vars(self))
 
 
@@ -292,7 +292,7 @@ def _busy_action(env_id: str) -> Any:
     if env_id in agentabstain_gym.SB3_ENV_IDS:
         return 0 if "Stop" in env_id else 1  # Stop forms: the solver's action; Discrete: slot 1 (search)
     return {"AbstainQA-v0": "search[zzqx]", "AbstainWebShop-v1": "search[zzqx]", "AbstainTools-v0": "lookup[x]",
-            "AbstainTerminal-v0": "true"}[env_id]
+            "AbstainTerminal-v1": "true"}[env_id]
 
 
 def _run_until_end(env: gym.Env, env_id: str, limit: int) -> tuple[int, bool, bool, dict[str, Any]]:

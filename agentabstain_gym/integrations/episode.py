@@ -27,7 +27,7 @@ from agentabstain_gym.core.task import SPLITS
 from agentabstain_gym.wrappers.reward import AbstentionReward
 
 #: The env each family's integration runs by default (tool sandboxes: every sandbox; pass ``env_id`` for one).
-FAMILY_ENV_IDS = {"web": "AbstainWebShop-v1", "qa": "AbstainQA-v0", "terminal": "AbstainTerminal-v0",
+FAMILY_ENV_IDS = {"web": "AbstainWebShop-v1", "qa": "AbstainQA-v0", "terminal": "AbstainTerminal-v1",
                   "tools": "AbstainTools-v0"}
 #: What a second (or later) tool call of one reply gets back: one action per turn, as for the LLM agent.
 NOT_RUN = "Not executed: one action per turn, and only the first tool call of a reply is run."

@@ -174,7 +174,7 @@ def abstain_qa(split: str = "test", limit: int | None = None, env_kwargs: dict[s
 @task
 def abstain_terminal(split: str = "test", limit: int | None = None,
                      env_kwargs: dict[str, Any] | None = None) -> Task:
-    """AbstainTerminal-v0: shell commands in a sandbox, submit, or abstain (needs bubblewrap or Docker)."""
+    """AbstainTerminal-v1: shell commands in a sandbox, submit, or abstain (needs bubblewrap or Docker)."""
     return abstain_task("terminal", split=split, limit=limit, env_kwargs=env_kwargs)
 
 

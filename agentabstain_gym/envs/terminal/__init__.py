@@ -1,1 +1,1 @@
-"""AbstainTerminal-v0: real shell tasks in a sandbox, with abstention variants."""
+"""AbstainTerminal-v1: real shell tasks in a sandbox, with abstention variants."""

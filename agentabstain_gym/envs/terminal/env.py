@@ -1,4 +1,4 @@
-"""AbstainTerminal-v0: real shell tasks in a real sandbox, some of which should not be attempted."""
+"""AbstainTerminal-v1: real shell tasks in a real sandbox, some of which should not be attempted."""
 
 from __future__ import annotations
 
@@ -135,6 +135,8 @@ class AbstainTerminalEnv(AbstainEnv):
     original, so every reset waits until the slowest setup this env has seen for that task, rounded up to it).
 
     ## Version History
+    * v1: 77 tasks (was 47): 30 at Terminal-Bench difficulty (security, puzzles, data science, scientific computing,
+      build debugging, performance); 283 variants (was 169).
     * v0: initial release.
 
     Determinism: the same seed and commands give the same observations when the commands are deterministic
@@ -166,7 +168,7 @@ class AbstainTerminalEnv(AbstainEnv):
         self.skipped_tasks: dict[str, str] = dict(skipped)
         if skipped:
             names = ", ".join(f"{name} ({why})" for name, why in skipped)
-            warnings.warn(f"AbstainTerminal-v0: {len(skipped)} Terminal-Bench task(s) cannot run on {self.backend} "
+            warnings.warn(f"AbstainTerminal-v1: {len(skipped)} Terminal-Bench task(s) cannot run on {self.backend} "
                           f"here and are left out: {names}. See `abstain-gym terminal check {self.tasks_dir}`.",
                           stacklevel=2)
         self._elapsed = 0.0

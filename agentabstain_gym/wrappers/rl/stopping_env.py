@@ -48,7 +48,7 @@ class StoppingPolicyEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Description
     The numeric form of a family id for Stable-Baselines3 (``AbstainQA-Stop-v0``, ``AbstainWebShop-Stop-v1``,
-    ``AbstainTerminal-Stop-v0``, ``AbstainTools-Stop-v0``). The family's heuristic solver, with its own abstention
+    ``AbstainTerminal-Stop-v1``, ``AbstainTools-Stop-v0``). The family's heuristic solver, with its own abstention
     switched off, proposes each turn's action; the policy only decides whether to send it or to stop. What is learnt
     is therefore *when* to abstain, with the rest of the agent held fixed.
 

@@ -53,7 +53,7 @@ _LINE_BYTES = 900  # stay far below the 4095-byte line limit of a canonical-mode
 #: then means the same thing to any shell parser).
 _SAFE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _.,:/=+@%-")
 INSTALL_HINT = (
-    "No sandbox backend is available for AbstainTerminal-v0. Install bubblewrap (Debian/Ubuntu: "
+    "No sandbox backend is available for AbstainTerminal-v1. Install bubblewrap (Debian/Ubuntu: "
     "`apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`), or use Docker: `pip install docker`, start "
     "the Docker daemon and run `abstain-gym terminal build-image`, then pass backend='docker'. "
     "backend='local' runs commands on this machine without isolation and needs unsafe=True.")
