@@ -694,7 +694,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     trainable = [e for e in agentabstain_gym.ENV_IDS if stop_id(e) in agentabstain_gym.SB3_ENV_IDS]
     if args.env not in trainable:
-        raise UsageError(f"train --env {args.env!r} has no *-Stop-v0 form with train/val/test splits; "
+        raise UsageError(f"train --env {args.env!r} has no *-Stop-v* form with train/val/test splits; "
                          f"trainable ids: {', '.join(trainable)}")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise UsageError(f"--out {args.out} is a file; train writes a directory of outputs")
@@ -805,7 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from agentabstain_gym.rl.train import add_arguments as add_train_arguments  # imports no torch
 
-    p = sub.add_parser("train", help="train PPO stopping policies on a family's *-Stop-v0 env; compare with baselines")
+    p = sub.add_parser("train", help="train PPO stopping policies on a family's *-Stop-v* env; compare with baselines")
     add_train_arguments(p)
     _retype(p, {"seeds": nonnegative_int, "timesteps": positive_int, "n_envs": positive_int,
                 "checkpoints": nonnegative_int})

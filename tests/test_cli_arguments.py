@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import agentabstain_gym
 from agentabstain_gym.cli import main
 
 CLI = [sys.executable, "-m", "agentabstain_gym.cli"]
@@ -70,6 +71,14 @@ def test_broken_pairs_yaml_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 def test_train_env_must_be_trainable(env_id: str, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("stable_baselines3")
     assert "trainable ids: AbstainQA-v0" in one_line_exit_2(["train", "--env", env_id], capsys)
+
+
+def test_every_family_is_trainable_at_its_own_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """A family whose id moved to -v1 keeps its stopping form trainable (its Stop id moved with it)."""
+    pytest.importorskip("stable_baselines3")
+    message = one_line_exit_2(["train", "--env", "Nope-v0"], capsys)
+    families = [e for e in agentabstain_gym.ENV_IDS if "/" not in e]  # one id per family; sandbox ids are tools'
+    assert len(families) == 4 and all(family_id in message for family_id in families), message
 
 
 def test_out_naming_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

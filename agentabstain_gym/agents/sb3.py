@@ -1,6 +1,6 @@
 """A saved Stable-Baselines3 stopping policy as a runner agent: ``abstain-gym eval --agent sb3:PATH``.
 
-The policy was trained on a ``*-Stop-v0`` env, where the family's never-abstaining solver proposes every action and
+The policy was trained on a ``*-Stop-v*`` env, where the family's never-abstaining solver proposes every action and
 the policy decides continue or ABSTAIN from :class:`~agentabstain_gym.wrappers.rl.features.StoppingFeatures`. This
 agent replays exactly that loop on the family's text env, with the same feature code, so its records are the
 policy's results on any split. It reads only observations and ``info``, like every agent.

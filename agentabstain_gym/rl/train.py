@@ -1,4 +1,4 @@
-"""Train a PPO stopping policy on a family's ``*-Stop-v0`` env and compare it with the baselines on held-out tasks.
+"""Train a PPO stopping policy on a family's ``*-Stop-v*`` env and compare it with the baselines on held-out tasks.
 
 The loop the issue asks for, as functions the example script and ``abstain-gym train`` share: PPO (torch on one
 thread) on the train split for each of several seeds, a learning curve (training reward, and paired accuracy / SPL
@@ -38,8 +38,9 @@ DEFAULT_PPO = {"n_steps": 256, "batch_size": 256, "n_epochs": 10, "learning_rate
 
 
 def stop_id(env_id: str) -> str:
-    """The stopping-policy id of a family id: ``AbstainQA-v0`` -> ``AbstainQA-Stop-v0``."""
-    return env_id.replace("-v0", "-Stop-v0")
+    """The stopping-policy id of a family id, same version: ``AbstainWebShop-v1`` -> ``AbstainWebShop-Stop-v1``."""
+    name, _, version = env_id.rpartition("-v")
+    return f"{name}-Stop-v{version}"
 
 
 @dataclass
@@ -362,7 +363,7 @@ def run(config: TrainConfig, *, log: Callable[[str], None] = print, plot: bool =
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``abstain-gym train`` and ``examples/train_stopping_policy.py``."""
     d = TrainConfig()
-    parser.add_argument("--env", default=d.env_id, help="family id whose *-Stop-v0 form is trained (default %(default)s)")
+    parser.add_argument("--env", default=d.env_id, help="family id whose *-Stop-v* form is trained (default %(default)s)")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(d.seeds), help="training seeds (default 0 1 2)")
     parser.add_argument("--timesteps", type=int, default=d.timesteps, help="PPO env steps per seed (%(default)s)")
     parser.add_argument("--n-envs", type=int, default=d.n_envs, help="parallel envs per PPO rollout (%(default)s)")

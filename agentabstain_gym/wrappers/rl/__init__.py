@@ -1,6 +1,6 @@
 """Stable-Baselines3-ready forms of the suite's envs: numeric observations, discrete actions.
 
-* :class:`StoppingPolicyEnv` - a family's solver acts, the policy chooses continue or ABSTAIN (``*-Stop-v0`` ids).
+* :class:`StoppingPolicyEnv` - a family's solver acts, the policy chooses continue or ABSTAIN (``*-Stop-v*`` ids).
 * :class:`DiscreteActions`, :class:`HashedTextObservation` and :class:`DiscreteActionEnv` - ABSTAIN + search +
   clickable slots with ``action_masks()`` for MaskablePPO, over hashed text (``*-Discrete-v0`` ids).
 * :class:`StoppingFeatures` - the feature extractor both the stopping env and the saved-policy agent use.
