@@ -24,11 +24,12 @@ _ENVS: dict[str, tuple[str, dict]] = {
 _ENVS.update({f"AbstainTools/{name}-v0": ("agentabstain_gym.envs.tools.env:AbstainToolsEnv", {"sandbox": name})
               for name in tool_sandbox_names()})
 
-#: The horizon registered as ``max_episode_steps``: the family's default ``max_turns`` (the class attribute
-#: ``default_max_turns``, which a test keeps equal), a Stop or Discrete form inheriting its family's. The env's own
-#: budget stays authoritative: :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit` keeps this limit from
-#: cutting an episode that ``max_turns=`` or a task's own budget allows to run longer.
-FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v1": 10, "AbstainTerminal-v1": 20,
+#: The horizon registered as ``max_episode_steps``: the longest episode the family's default tasks allow (its
+#: ``max_turns_bound``, which a test keeps equal: the default ``max_turns``, or for the terminal the largest budget a
+#: shipped task sets), a Stop or Discrete form inheriting its family's. The env's own budget stays authoritative:
+#: :class:`~agentabstain_gym.wrappers.KeepRecordOnTimeLimit` keeps this limit from cutting an episode that
+#: ``max_turns=`` or a task's own budget allows to run longer.
+FAMILY_MAX_TURNS: dict[str, int] = {"AbstainQA-v0": 10, "AbstainWebShop-v1": 10, "AbstainTerminal-v1": 30,
                                     "AbstainTools-v0": 30}
 #: Ids whose episodes depend on more than the seed and the actions: the terminal runs real commands in a sandbox
 #: (``date``, ``$RANDOM`` and process ids differ between runs), so Gymnasium's ``nondeterministic`` flag is set.
