@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import time
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -162,7 +161,5 @@ def test_every_task_behaves_with_plain_bash() -> None:
         if os.environ.get("ABSTAIN_GYM_REQUIRE_ALL"):
             pytest.fail(f"tools needed by the terminal tasks are missing: {missing}")
         pytest.skip(f"tools needed by the terminal tasks are missing: {missing}")
-    start = time.monotonic()
     problems = validate_all(lambda: LocalRunner(timeout=60))
     assert problems == {}, json.dumps(problems, indent=1)
-    assert time.monotonic() - start < 120
